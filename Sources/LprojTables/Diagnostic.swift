@@ -1,0 +1,48 @@
+/// One problem found in a table file, placed at a 1-based line and column.
+///
+/// Columns count characters (extended grapheme clusters) from the start of the
+/// line, so they match what an editor shows a translator. Every message says
+/// what is wrong in words a translator understands; `hint` says how to fix it.
+public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// How bad a problem is. Only errors make a table unusable.
+    public enum Severity: String, Hashable, Sendable, Codable, Comparable {
+        case error
+        case warning
+
+        public static func < (lhs: Severity, rhs: Severity) -> Bool {
+            lhs == .error && rhs == .warning
+        }
+    }
+
+    /// The file the problem is in, as it was named to the parser.
+    public var file: String
+    /// 1-based line, counted on `\n`, `\r` and `\r\n`.
+    public var line: Int
+    /// 1-based column in characters.
+    public var column: Int
+    public var severity: Severity
+    public var message: String
+    /// How to fix it, when there is a likely fix.
+    public var hint: String?
+
+    public init(file: String, line: Int, column: Int, severity: Severity, message: String, hint: String? = nil) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.severity = severity
+        self.message = message
+        self.hint = hint
+    }
+
+    /// The compiler-style form `file:line:column: severity: message (hint)`.
+    public var description: String {
+        var text = "\(file):\(line):\(column): \(severity.rawValue): \(message)"
+        if let hint { text += " (\(hint))" }
+        return text
+    }
+}
+
+extension Array where Element == Diagnostic {
+    /// Whether any of the diagnostics is an error.
+    public var containsErrors: Bool { contains { $0.severity == .error } }
+}

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Reads tables stored as XML or binary property lists, through Foundation,
+/// and turns Foundation's errors into diagnostics.
+enum PropertyListTable {
+    static func isBinary(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count >= 8 && Array(bytes[0..<8]) == Array("bplist00".utf8)
+    }
+
+    /// `<?xml`, `<!DOCTYPE` or `<plist` after optional white space.
+    static func looksLikeXML(_ utf8: [UInt8]) -> Bool {
+        var index = 0
+        while index < utf8.count, utf8[index] == .space || (utf8[index] >= 0x09 && utf8[index] <= 0x0D) { index += 1 }
+        let rest = utf8[index..<min(utf8.count, index + 9)]
+        return rest.starts(with: "<?xml".utf8) || rest.starts(with: "<!DOCTYPE".utf8) || rest.starts(with: "<plist".utf8)
+    }
+
+    /// A property list's top-level object, or a diagnostic saying why not.
+    static func decode(_ data: Data, path: String) -> (Any?, Diagnostic?) {
+        do {
+            return (try PropertyListSerialization.propertyList(from: data, options: [], format: nil), nil)
+        } catch {
+            let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            let line = firstNumber(after: "line ", in: message) ?? 1
+            return (nil, Diagnostic(file: path, line: line, column: 1, severity: .error,
+                                    message: "not a valid property list: \(message)"))
+        }
+    }
+
+    /// A `.strings` table in plist form: a dictionary of strings.
+    static func parseStrings(_ data: Data, path: String) -> (Table, [Diagnostic]) {
+        let (object, failure) = decode(data, path: path)
+        if let failure { return (Table(), [failure]) }
+        guard let dictionary = object as? [String: Any] else {
+            return (Table(), [Diagnostic(file: path, line: 1, column: 1, severity: .error,
+                                         message: "the property list must be a dictionary of strings, found \(typeName(object))")])
+        }
+        var entries: [String: Entry] = [:]
+        var diagnostics: [Diagnostic] = []
+        for (key, value) in dictionary {
+            if let string = value as? String {
+                entries[key] = Entry(text: string)
+            } else {
+                diagnostics.append(Diagnostic(file: path, line: 1, column: 1, severity: .error,
+                                              message: "the value of \"\(key)\" must be a string, found \(typeName(value))"))
+            }
+        }
+        return (Table(entries), diagnostics.sorted { $0.message < $1.message })
+    }
+
+    static func typeName(_ object: Any?) -> String {
+        switch object {
+        case is String: return "a string"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "a dictionary"
+        case is Data: return "data"
+        case is Date: return "a date"
+        case is Bool, is NSNumber: return "a number"
+        default: return "nothing usable"
+        }
+    }
+
+    private static func firstNumber(after marker: String, in text: String) -> Int? {
+        guard let range = text.range(of: marker) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+}

@@ -1,0 +1,562 @@
+/// Parses old-style `.strings` text (already decoded to UTF-8) the way
+/// CoreFoundation does — the same values on every file CoreFoundation accepts —
+/// but reports every problem instead of stopping at the first, and reports
+/// the places where CoreFoundation silently drops the rest of a table.
+///
+/// The grammar is in STRINGS-GRAMMAR.md. The parser works on raw bytes: every
+/// syntax character is ASCII, so multi-byte UTF-8 sequences only ever appear
+/// inside strings, comments, or as errors.
+struct StringsTextParser {
+    /// A problem at a byte offset, placed on a line later.
+    struct Problem {
+        var severity: Diagnostic.Severity
+        var offset: Int
+        var message: String
+        var hint: String?
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+    private(set) var problems: [Problem] = []
+    /// Later occurrences of keys already defined, in file order.
+    private(set) var duplicates: [(key: String, offset: Int)] = []
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var scratch: [UInt8] = []
+    /// When set, only records where these keys are first defined.
+    private var trackedKeys: Set<String>?
+    private(set) var firstOffsets: [String: Int] = [:]
+
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+        entries.reserveCapacity(bytes.count / 64)
+    }
+
+    /// Parses the whole text.
+    mutating func parse() {
+        guard skipSpace() else { return }
+        let first = bytes[index]
+        if first == .openBrace {
+            let open = index
+            index += 1
+            parseEntries(closingBraceAt: open)
+            if skipSpace() {
+                report(.error, at: index, "unexpected \(describe(at: index)) after the closing '}' of the table",
+                       hint: "CoreFoundation rejects text after the table")
+            }
+        } else if first == .openParen || first == .openAngle {
+            report(.error, at: index, "a .strings file must hold \"key\" = \"value\"; pairs, not \(first == .openParen ? "an array" : "data")")
+        } else {
+            parseEntries(closingBraceAt: nil)
+        }
+    }
+
+    /// Where each of `keys` is first defined (for duplicate warnings).
+    static func firstOffsets(of keys: Set<String>, in bytes: UnsafeBufferPointer<UInt8>) -> [String: Int] {
+        var parser = StringsTextParser(bytes: bytes)
+        parser.trackedKeys = keys
+        parser.parse()
+        return parser.firstOffsets
+    }
+
+    // MARK: - Entries
+
+    private mutating func parseEntries(closingBraceAt open: Int?) {
+        while true {
+            guard skipSpace() else {
+                if let open { report(.error, at: open, "the '{' that opens the table is never closed", hint: "add '}' at the end") }
+                return
+            }
+            if open != nil, bytes[index] == .closeBrace {
+                index += 1
+                return
+            }
+            let keyStart = index
+            guard let key = parseString(role: "key") else { continue }
+            let keyEnd = index
+            guard skipSpace() else {
+                report(.error, at: keyEnd, "expected '=' or ';' after key \"\(key)\", found the end of the file")
+                return
+            }
+            var separator = bytes[index]
+            if separator != .semicolon, separator != .equals, let confusable = confusable(at: index),
+               confusable.ascii == .semicolon || confusable.ascii == .equals {
+                report(.error, at: index, "expected '=' or ';' after key \"\(key)\", found \(describe(at: index))",
+                       hint: "use the ASCII '\(Character(Unicode.Scalar(confusable.ascii)))'")
+                separator = confusable.ascii
+                index += confusable.length - 1
+            }
+            if separator == .semicolon {
+                index += 1
+                insert(key, value: key, at: keyStart)
+                continue
+            }
+            guard separator == .equals else {
+                report(.error, at: index, "expected '=' or ';' after key \"\(key)\", found \(describe(at: index))",
+                       hint: "write entries as \"key\" = \"value\";")
+                skipLine()
+                continue
+            }
+            index += 1
+            guard skipSpace() else {
+                report(.error, at: index, "expected a value after '=', found the end of the file")
+                return
+            }
+            let valueStart = index
+            guard let value = parseString(role: "value") else { continue }
+            let valueEnd = index
+            insert(key, value: value, at: keyStart)
+            expectSemicolon(valueStart: valueStart, valueEnd: valueEnd, value: value)
+        }
+    }
+
+    /// Consumes the `;` after a value, or reports it missing and recovers.
+    private mutating func expectSemicolon(valueStart: Int, valueEnd: Int, value: String) {
+        let found = skipSpace()
+        if found, bytes[index] == .semicolon {
+            index += 1
+            return
+        }
+        if found, let confusable = confusable(at: index), confusable.ascii == .semicolon {
+            report(.error, at: index, "expected ';' after value, found \(describe(at: index))", hint: "use the ASCII ';'")
+            index += confusable.length
+            return
+        }
+        guard found else {
+            report(.error, at: valueEnd, "expected ';' after value, found the end of the file", hint: "add ';' after the value")
+            return
+        }
+        let quoted = bytes[valueStart] == .doubleQuote || bytes[valueStart] == .singleQuote
+        let sameLine = !containsLineBreak(valueEnd..<index)
+        let hint: String
+        if quoted, containsLineBreak(valueStart..<valueEnd) {
+            hint = "the value runs over several lines: is its closing quote missing?"
+        } else if quoted, sameLine {
+            hint = "a quote inside a value ends it early: write it as \\\""
+        } else {
+            hint = "add ';' after the value"
+        }
+        report(.error, at: valueEnd, "expected ';' after value, found \(describe(at: index))", hint: hint)
+        // Recovery: an inner quote spoils the rest of its line; a missing ';'
+        // before the next line's key spoils nothing.
+        if sameLine { skipRestOfStatement() }
+    }
+
+    private mutating func insert(_ key: String, value: String, at offset: Int) {
+        if let trackedKeys {
+            if trackedKeys.contains(key), firstOffsets[key] == nil { firstOffsets[key] = offset }
+            return
+        }
+        if entries.updateValue(Entry(text: value), forKey: key) != nil {
+            duplicates.append((key, offset))
+        }
+    }
+
+    // MARK: - Strings
+
+    /// A quoted or unquoted string at `index`, or nil after reporting why
+    /// there is none (and moving on to where parsing can resume).
+    private mutating func parseString(role: String) -> String? {
+        let first = bytes[index]
+        if first == .doubleQuote || first == .singleQuote {
+            index += 1
+            return parseQuoted(quote: first, openedAt: index - 1)
+        }
+        if first.isUnquotedStringByte {
+            let start = index
+            while index < bytes.count, bytes[index].isUnquotedStringByte { index += 1 }
+            return makeString(start..<index)
+        }
+        if first == .at, index + 1 < bytes.count, bytes[index + 1] == .doubleQuote {
+            report(.error, at: index, "Objective-C string literal @\"…\" in a .strings file", hint: "remove the '@'")
+            index += 2
+            return parseQuoted(quote: .doubleQuote, openedAt: index - 1)
+        }
+        if role == "value", first == .openBrace || first == .openParen || first == .openAngle {
+            report(.error, at: index, "a value must be a string, found \(first == .openBrace ? "a dictionary" : first == .openParen ? "an array" : "data")",
+                   hint: "quote the text: \"…\"")
+            skipStructure()
+            if skipSpace(), bytes[index] == .semicolon { index += 1 }
+            return nil
+        }
+        if let confusable = confusable(at: index), confusable.ascii == .doubleQuote || confusable.ascii == .singleQuote {
+            report(.error, at: index, "a \(role) must start with '\"', found \(describe(at: index))",
+                   hint: "use ASCII quotes \"…\"; typographic quotes are text, not syntax")
+            return parseTypographicQuoted(openedAt: index)
+        }
+        let hint: String
+        if first >= 0x80 {
+            hint = "quote the \(role): \"…\"; CoreFoundation silently drops the rest of the table from here"
+        } else if role == "key" {
+            hint = "CoreFoundation silently drops the rest of the table from here"
+        } else {
+            hint = "quote the value: \"…\""
+        }
+        report(.error, at: index, "a \(role) cannot start with \(describe(at: index))", hint: hint)
+        skipLine()
+        return nil
+    }
+
+    /// The body of a quoted string after its opening quote.
+    private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> String? {
+        let start = index
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte == quote {
+                index += 1
+                return makeString(start..<index - 1)
+            }
+            if byte == .backslash { return parseQuotedWithEscapes(quote: quote, openedAt: open, start: start) }
+            index += 1
+        }
+        reportUnterminated(openedAt: open)
+        return nil
+    }
+
+    private mutating func parseQuotedWithEscapes(quote: UInt8, openedAt open: Int, start: Int) -> String? {
+        scratch.removeAll(keepingCapacity: true)
+        var mark = start
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte == quote {
+                append(mark..<index)
+                index += 1
+                return String(decoding: scratch, as: UTF8.self)
+            }
+            guard byte == .backslash else {
+                index += 1
+                continue
+            }
+            append(mark..<index)
+            let escapeStart = index
+            index += 1
+            guard index < count else { break }
+            let escaped = bytes[index]
+            index += 1
+            var keepEscapedByte = false
+            switch escaped {
+            case UInt8(ascii: "0")...UInt8(ascii: "7"):
+                var number = escaped &- UInt8(ascii: "0")
+                for _ in 0..<2 {
+                    guard index < count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "7") else { break }
+                    number = number &<< 3 &+ (bytes[index] &- UInt8(ascii: "0"))
+                    index += 1
+                }
+                UTF8Validation.append(NeXTSTEPLatin.scalar(for: number), to: &scratch)
+            case UInt8(ascii: "U"):
+                let unit = readHexUnit()
+                if unit >= 0xD800 && unit < 0xDC00 {
+                    let save = index
+                    if index + 1 < count, bytes[index] == .backslash, bytes[index + 1] == UInt8(ascii: "U") {
+                        index += 2
+                        let low = readHexUnit()
+                        if low >= 0xDC00 && low < 0xE000 {
+                            UTF8Validation.append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: &scratch)
+                            break
+                        }
+                        index = save
+                    }
+                    reportLoneSurrogate(unit, at: escapeStart)
+                } else if unit >= 0xDC00 && unit < 0xE000 {
+                    reportLoneSurrogate(unit, at: escapeStart)
+                } else {
+                    UTF8Validation.append(unit, to: &scratch)
+                }
+            case UInt8(ascii: "a"): scratch.append(0x07)
+            case UInt8(ascii: "b"): scratch.append(0x08)
+            case UInt8(ascii: "f"): scratch.append(0x0C)
+            case UInt8(ascii: "n"): scratch.append(0x0A)
+            case UInt8(ascii: "r"): scratch.append(0x0D)
+            case UInt8(ascii: "t"): scratch.append(0x09)
+            case UInt8(ascii: "v"): scratch.append(0x0B)
+            case UInt8(ascii: "u"), UInt8(ascii: "x"):
+                // Kept as the letter, as CoreFoundation does; warn when it looks
+                // like a Unicode or hex escape from another language.
+                keepEscapedByte = true
+                let isUnicode = escaped == UInt8(ascii: "u")
+                let digits = countHexDigits(from: index, limit: isUnicode ? 4 : 2)
+                if digits >= 2 {
+                    let sequence = makeString(escapeStart..<index + digits)
+                    let hex = String(sequence.dropFirst(2))
+                    report(.warning, at: escapeStart, "'\(sequence)' is not an escape in .strings: the value gets '\(sequence.dropFirst())'",
+                           hint: "write \\U\(String(repeating: "0", count: 4 - hex.count))\(hex) for that character")
+                }
+            default:
+                // Any other character stands for itself: drop the backslash.
+                keepEscapedByte = true
+            }
+            mark = keepEscapedByte ? escapeStart + 1 : index
+        }
+        reportUnterminated(openedAt: open)
+        return nil
+    }
+
+    /// Up to four hex digits after `\U`, as CoreFoundation reads them.
+    private mutating func readHexUnit() -> UInt32 {
+        var unit: UInt32 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count, let digit = bytes[index].hexValue else { break }
+            unit = unit << 4 | UInt32(digit)
+            index += 1
+        }
+        return unit
+    }
+
+    private func countHexDigits(from start: Int, limit: Int) -> Int {
+        var count = 0
+        while count < limit, start + count < bytes.count, bytes[start + count].hexValue != nil { count += 1 }
+        return count
+    }
+
+    /// Recovery for “typographic” quotes: the text up to the closing one on the same line.
+    private mutating func parseTypographicQuoted(openedAt open: Int) -> String? {
+        index += confusable(at: open)!.length
+        let start = index
+        while index < bytes.count, !bytes[index].isLineBreak {
+            if bytes[index] == .doubleQuote { index += 1; return makeString(start..<index - 1) }
+            if let confusable = confusable(at: index), confusable.ascii == .doubleQuote || confusable.ascii == .singleQuote {
+                let end = index
+                index += confusable.length
+                return makeString(start..<end)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    private mutating func reportUnterminated(openedAt open: Int) {
+        let atEnd = bytes.count > 0 && bytes[bytes.count - 1] == .backslash
+        report(.error, at: open, "unterminated string: the quote opened here is never closed",
+               hint: atEnd ? "the file ends with a backslash" : "add the closing quote; CoreFoundation rejects the whole file")
+        index = bytes.count
+    }
+
+    private mutating func reportLoneSurrogate(_ unit: UInt32, at offset: Int) {
+        report(.warning, at: offset, "\\U\(String(unit, radix: 16, uppercase: true)) is half of a surrogate pair; it becomes U+FFFD",
+               hint: "write characters beyond U+FFFF as two escapes, e.g. \\UD83D\\UDE00, or as the character itself")
+        UTF8Validation.append(0xFFFD, to: &scratch)
+    }
+
+    @inline(__always)
+    private mutating func append(_ range: Range<Int>) {
+        if !range.isEmpty { scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range])) }
+    }
+
+    @inline(__always)
+    private func makeString(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    // MARK: - Space, comments, recovery
+
+    /// Skips whitespace and comments; false at the end of the text.
+    private mutating func skipSpace() -> Bool {
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            if byte == .space || (byte >= 0x09 && byte <= 0x0D) {
+                index += 1
+                continue
+            }
+            if byte == .slash, index + 1 < count {
+                let next = bytes[index + 1]
+                if next == .slash {
+                    index += 2
+                    while index < count, !bytes[index].isLineBreak, !isUnicodeLineSeparator(at: index) { index += 1 }
+                    continue
+                }
+                if next == .asterisk {
+                    let open = index
+                    index += 2
+                    while index + 1 < count, !(bytes[index] == .asterisk && bytes[index + 1] == .slash) { index += 1 }
+                    if index + 1 >= count {
+                        report(.error, at: open, "unclosed comment: this '/*' is never closed by '*/'",
+                               hint: "CoreFoundation silently drops everything after it")
+                        index = count
+                        return false
+                    }
+                    index += 2
+                    continue
+                }
+            }
+            if byte >= 0x80 {
+                if isUnicodeLineSeparator(at: index) {
+                    index += 3
+                    continue
+                }
+                if let length = spaceLookalikeLength(at: index) {
+                    report(.error, at: index, "\(describe(at: index)) between tokens", hint: "replace it with a plain space; CoreFoundation rejects it")
+                    index += length
+                    continue
+                }
+            }
+            return true
+        }
+        return false
+    }
+
+    @inline(__always)
+    private func isUnicodeLineSeparator(at offset: Int) -> Bool {
+        bytes[offset] == 0xE2 && offset + 2 < bytes.count && bytes[offset + 1] == 0x80
+            && (bytes[offset + 2] == 0xA8 || bytes[offset + 2] == 0xA9)
+    }
+
+    /// Skips to the start of the next line.
+    private mutating func skipLine() {
+        index += 1
+        while index < bytes.count, !bytes[index].isLineBreak { index += 1 }
+    }
+
+    /// Skips past the last ';' before the end of the line (or to the line end).
+    private mutating func skipRestOfStatement() {
+        var lineEnd = index
+        while lineEnd < bytes.count, !bytes[lineEnd].isLineBreak { lineEnd += 1 }
+        var resume = lineEnd
+        var probe = lineEnd
+        while probe > index {
+            probe -= 1
+            if bytes[probe] == .semicolon { resume = probe + 1; break }
+        }
+        index = resume
+    }
+
+    /// Skips a `{…}`, `(…)` or `<…>` value, strings and comments included.
+    private mutating func skipStructure() {
+        let open = index
+        var depth = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case .openBrace, .openParen, .openAngle:
+                depth += 1
+                index += 1
+            case .closeBrace, .closeParen, .closeAngle:
+                depth -= 1
+                index += 1
+                if depth == 0 { return }
+            case .doubleQuote, .singleQuote:
+                index += 1
+                while index < bytes.count, bytes[index] != byte {
+                    index += bytes[index] == .backslash ? 2 : 1
+                }
+                index += 1
+            default:
+                index += 1
+            }
+        }
+        report(.error, at: open, "this '\(Character(Unicode.Scalar(bytes[open])))' is never closed")
+    }
+
+    private func containsLineBreak(_ range: Range<Int>) -> Bool {
+        for offset in range where bytes[offset].isLineBreak { return true }
+        return false
+    }
+
+    // MARK: - Describing characters
+
+    /// The character at `offset` for a message: `'x'`, or its code point and name.
+    private func describe(at offset: Int) -> String {
+        guard offset < bytes.count else { return "the end of the file" }
+        let scalar = scalar(at: offset).value
+        return CharacterDescription.describe(scalar)
+    }
+
+    private func scalar(at offset: Int) -> (value: Unicode.Scalar, length: Int) {
+        let end = min(bytes.count, offset + 4)
+        var iterator = UnsafeBufferPointer(rebasing: bytes[offset..<end]).makeIterator()
+        var decoder = UTF8()
+        if case .scalarValue(let scalar) = decoder.decode(&iterator) {
+            return (scalar, String(scalar).utf8.count)
+        }
+        return (Unicode.Scalar(0xFFFD)!, 1)
+    }
+
+    /// A non-ASCII character that looks like a syntax character.
+    private func confusable(at offset: Int) -> (ascii: UInt8, length: Int)? {
+        guard bytes[offset] >= 0x80 else { return nil }
+        let (scalar, length) = scalar(at: offset)
+        guard let ascii = CharacterDescription.lookalikes[scalar.value] else { return nil }
+        return (ascii, length)
+    }
+
+    private func spaceLookalikeLength(at offset: Int) -> Int? {
+        let (scalar, length) = scalar(at: offset)
+        return CharacterDescription.spaceLookalikes.contains(scalar.value) ? length : nil
+    }
+
+    private mutating func report(_ severity: Diagnostic.Severity, at offset: Int, _ message: String, hint: String? = nil) {
+        guard trackedKeys == nil else { return }
+        problems.append(Problem(severity: severity, offset: offset, message: message, hint: hint))
+    }
+}
+
+/// Names characters in messages, and knows the look-alikes translators type.
+enum CharacterDescription {
+    /// `'x'` for printable ASCII; `'；' (U+FF1B FULLWIDTH SEMICOLON)` otherwise.
+    static func describe(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        if scalar.value >= 0x21 && scalar.value < 0x7F { return "'\(Character(scalar))'" }
+        let name = scalar.properties.name ?? scalar.properties.nameAlias ?? ""
+        let shown = scalar.properties.isWhitespace || scalar.value < 0x20 || scalar.properties.generalCategory == .format
+            ? "" : "'\(Character(scalar))' "
+        return "\(shown)(\(code)\(name.isEmpty ? "" : " " + name))"
+    }
+
+    /// Full-width and typographic characters and the ASCII syntax they imitate.
+    static let lookalikes: [UInt32: UInt8] = [
+        0xFF1B: .semicolon, 0x037E: .semicolon, 0x061B: .semicolon, 0xFE54: .semicolon,
+        0xFF1D: .equals, 0xFE66: .equals,
+        0x201C: .doubleQuote, 0x201D: .doubleQuote, 0x201E: .doubleQuote, 0x201F: .doubleQuote,
+        0xFF02: .doubleQuote, 0x2033: .doubleQuote,
+        0x2018: .singleQuote, 0x2019: .singleQuote, 0xFF07: .singleQuote,
+    ]
+
+    /// Spaces CoreFoundation does not treat as white space.
+    static let spaceLookalikes: Set<UInt32> = [0x00A0, 0x3000, 0xFEFF, 0x200B, 0x2002, 0x2003, 0x2009, 0x202F]
+}
+
+extension UInt8 {
+    static let space = UInt8(ascii: " ")
+    static let doubleQuote = UInt8(ascii: "\"")
+    static let singleQuote = UInt8(ascii: "'")
+    static let backslash = UInt8(ascii: "\\")
+    static let slash = UInt8(ascii: "/")
+    static let asterisk = UInt8(ascii: "*")
+    static let semicolon = UInt8(ascii: ";")
+    static let equals = UInt8(ascii: "=")
+    static let at = UInt8(ascii: "@")
+    static let openBrace = UInt8(ascii: "{")
+    static let closeBrace = UInt8(ascii: "}")
+    static let openParen = UInt8(ascii: "(")
+    static let closeParen = UInt8(ascii: ")")
+    static let openAngle = UInt8(ascii: "<")
+    static let closeAngle = UInt8(ascii: ">")
+
+    /// `[A-Za-z0-9_$/:.-]`, the characters of an unquoted string.
+    @inline(__always)
+    var isUnquotedStringByte: Bool {
+        switch self {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: ":"), UInt8(ascii: "_"), UInt8(ascii: "$"),
+             UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "/"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    @inline(__always)
+    var isLineBreak: Bool { self == 0x0A || self == 0x0D }
+
+    var hexValue: UInt8? {
+        switch self {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return self - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return self - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return self - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

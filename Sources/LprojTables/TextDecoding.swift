@@ -1,0 +1,209 @@
+/// The character encoding a text table was stored in.
+public enum TextEncoding: String, Hashable, Sendable {
+    case utf8 = "UTF-8"
+    case utf8WithBOM = "UTF-8 with BOM"
+    case utf16BigEndian = "UTF-16BE"
+    case utf16LittleEndian = "UTF-16LE"
+    case utf32BigEndian = "UTF-32BE"
+    case utf32LittleEndian = "UTF-32LE"
+}
+
+/// A text file turned into UTF-8, with what was wrong on the way.
+struct DecodedText {
+    struct Problem {
+        var severity: Diagnostic.Severity
+        /// Offset in `utf8`.
+        var offset: Int
+        var message: String
+        var hint: String?
+    }
+
+    var utf8: [UInt8]
+    var encoding: TextEncoding
+    var problems: [Problem] = []
+
+    /// Most invalid sequences reported for one file; a binary file would
+    /// otherwise produce thousands.
+    static let maximumReportedProblems = 10
+
+    /// Detects the encoding as CoreFoundation does (BOM; a zero in byte 0 or
+    /// 1 means UTF-16) and also recognises BOM-less UTF-16LE, with a warning.
+    init(bytes: UnsafeBufferPointer<UInt8>) {
+        let count = bytes.count
+        func at(_ index: Int) -> UInt8 { index < count ? bytes[index] : 0xAA }
+        if count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+            self.init(utf8: UnsafeBufferPointer(rebasing: bytes[3...]), encoding: .utf8WithBOM, byteBase: 3)
+        } else if count >= 4, bytes[0] == 0, bytes[1] == 0, bytes[2] == 0xFE, bytes[3] == 0xFF {
+            self.init(utf32: UnsafeBufferPointer(rebasing: bytes[4...]), bigEndian: true)
+        } else if count >= 4, bytes[0] == 0xFF, bytes[1] == 0xFE, bytes[2] == 0, bytes[3] == 0 {
+            self.init(utf32: UnsafeBufferPointer(rebasing: bytes[4...]), bigEndian: false)
+        } else if count >= 2, bytes[0] == 0xFF, bytes[1] == 0xFE {
+            self.init(utf16: UnsafeBufferPointer(rebasing: bytes[2...]), bigEndian: false)
+        } else if count >= 2, bytes[0] == 0xFE, bytes[1] == 0xFF {
+            self.init(utf16: UnsafeBufferPointer(rebasing: bytes[2...]), bigEndian: true)
+        } else if count >= 2, bytes[0] == 0, bytes[1] != 0 {
+            self.init(utf16: bytes, bigEndian: true)
+        } else if count >= 2, bytes[0] != 0, bytes[1] == 0 {
+            self.init(utf16: bytes, bigEndian: false)
+            problems.insert(Problem(
+                severity: .warning, offset: 0,
+                message: "file is UTF-16 little-endian without a byte order mark; CoreFoundation reads it as big-endian and fails",
+                hint: "save it as UTF-8, or as UTF-16 with a BOM"), at: 0)
+        } else {
+            self.init(utf8: bytes, encoding: .utf8, byteBase: 0)
+        }
+    }
+
+    private init(utf8 bytes: UnsafeBufferPointer<UInt8>, encoding: TextEncoding, byteBase: Int) {
+        self.utf8 = Array(bytes)
+        self.encoding = encoding
+        var reported = 0
+        var index = 0
+        while let bad = UTF8Validation.firstInvalidOffset(in: bytes, from: index) {
+            if reported == Self.maximumReportedProblems {
+                problems.append(Problem(severity: .error, offset: bad, message: "more invalid UTF-8 follows; stopped reporting it"))
+                break
+            }
+            let byte = String(bytes[bad], radix: 16, uppercase: true)
+            problems.append(Problem(
+                severity: .error, offset: bad,
+                message: "invalid UTF-8: byte 0x\(byte.count == 1 ? "0" + byte : byte) at byte offset \(bad + byteBase) is not part of a valid character",
+                hint: "the file is probably in a legacy encoding; convert it to UTF-8"))
+            reported += 1
+            index = bad + 1
+        }
+    }
+
+    private init(utf16 bytes: UnsafeBufferPointer<UInt8>, bigEndian: Bool) {
+        encoding = bigEndian ? .utf16BigEndian : .utf16LittleEndian
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        let unitCount = bytes.count / 2
+        var loneSurrogates = 0
+        func unit(_ index: Int) -> UInt32 {
+            let a = UInt32(bytes[2 * index]), b = UInt32(bytes[2 * index + 1])
+            return bigEndian ? (a << 8 | b) : (b << 8 | a)
+        }
+        var index = 0
+        while index < unitCount {
+            var scalar = unit(index)
+            index += 1
+            if scalar >= 0xD800 && scalar < 0xDC00, index < unitCount {
+                let low = unit(index)
+                if low >= 0xDC00 && low < 0xE000 {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    index += 1
+                }
+            }
+            if scalar >= 0xD800 && scalar < 0xE000 {
+                if loneSurrogates < Self.maximumReportedProblems {
+                    problems.append(Problem(severity: .warning, offset: out.count,
+                                            message: "unpaired UTF-16 surrogate 0x\(String(scalar, radix: 16, uppercase: true)) replaced by U+FFFD"))
+                }
+                loneSurrogates += 1
+                scalar = 0xFFFD
+            }
+            UTF8Validation.append(scalar, to: &out)
+        }
+        utf8 = out
+        if bytes.count % 2 == 1 {
+            problems.append(Problem(severity: .error, offset: out.count,
+                                    message: "UTF-16 text ends in the middle of a character (odd number of bytes)",
+                                    hint: "the file was cut short"))
+        }
+    }
+
+    private init(utf32 bytes: UnsafeBufferPointer<UInt8>, bigEndian: Bool) {
+        encoding = bigEndian ? .utf32BigEndian : .utf32LittleEndian
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count / 2)
+        var index = 0
+        while index + 4 <= bytes.count {
+            let b = (0..<4).map { UInt32(bytes[index + $0]) }
+            var scalar = bigEndian ? (b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]) : (b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0])
+            if Unicode.Scalar(scalar) == nil {
+                problems.append(Problem(severity: .error, offset: out.count,
+                                        message: "invalid UTF-32 code point 0x\(String(scalar, radix: 16, uppercase: true))"))
+                scalar = 0xFFFD
+            }
+            UTF8Validation.append(scalar, to: &out)
+            index += 4
+        }
+        utf8 = out
+        if bytes.count % 4 != 0 {
+            problems.append(Problem(severity: .error, offset: out.count,
+                                    message: "UTF-32 text ends in the middle of a character", hint: "the file was cut short"))
+        }
+    }
+}
+
+/// UTF-8 checks and encoding without going through `String`.
+enum UTF8Validation {
+    /// The offset of the first byte at or after `start` that does not begin a
+    /// well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates).
+    static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        let count = bytes.count
+        var index = start
+        while index < count {
+            // Skip ASCII eight bytes at a time.
+            while index + 8 <= count {
+                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                if word & 0x8080_8080_8080_8080 != 0 { break }
+                index += 8
+            }
+            guard index < count else { return nil }
+            let lead = bytes[index]
+            if lead < 0x80 { index += 1; continue }
+            func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+                index + offset < count && bytes[index + offset] >= low && bytes[index + offset] <= high
+            }
+            switch lead {
+            case 0xC2...0xDF:
+                guard continuation(1) else { return index }
+                index += 2
+            case 0xE0:
+                guard continuation(1, 0xA0), continuation(2) else { return index }
+                index += 3
+            case 0xE1...0xEC, 0xEE...0xEF:
+                guard continuation(1), continuation(2) else { return index }
+                index += 3
+            case 0xED:
+                guard continuation(1, 0x80, 0x9F), continuation(2) else { return index }
+                index += 3
+            case 0xF0:
+                guard continuation(1, 0x90), continuation(2), continuation(3) else { return index }
+                index += 4
+            case 0xF1...0xF3:
+                guard continuation(1), continuation(2), continuation(3) else { return index }
+                index += 4
+            case 0xF4:
+                guard continuation(1, 0x80, 0x8F), continuation(2), continuation(3) else { return index }
+                index += 4
+            default:
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// Appends the UTF-8 form of `scalar` (which must be a valid scalar value).
+    @inline(__always)
+    static func append(_ scalar: UInt32, to out: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            out.append(UInt8(scalar))
+        case 0x80..<0x800:
+            out.append(UInt8(0xC0 | scalar >> 6))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            out.append(UInt8(0xE0 | scalar >> 12))
+            out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            out.append(UInt8(0xF0 | scalar >> 18))
+            out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            out.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+}
