@@ -42,7 +42,7 @@ public enum Variants: Hashable, Sendable {
 
 /// A variable of a format (`%#@files@`): which argument it takes, how that
 /// argument is formatted, and the variants chosen by its value.
-public struct Substitution: Hashable, Sendable {
+public struct Substitution: Hashable, Sendable, Codable {
     /// 1-based argument number (String Catalog `argNum`); nil means "in order".
     public var argumentNumber: Int?
     /// The printf conversion for the argument without `%`: `d`, `ld`, `lu`, `f`, `@`.
@@ -53,6 +53,12 @@ public struct Substitution: Hashable, Sendable {
         self.argumentNumber = argumentNumber
         self.formatSpecifier = formatSpecifier
         self.variants = variants
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case argumentNumber = "argNum"
+        case formatSpecifier
+        case variants = "variations"
     }
 }
 

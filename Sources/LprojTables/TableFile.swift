@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// The three kinds of file a localization's tables come from.
+public enum TableFormat: String, Hashable, Sendable, CaseIterable {
+    case strings
+    case stringsdict
+    case xcstrings
+
+    /// The format of a file, by its extension; nil for any other file.
+    public init?(path: String) {
+        guard let dot = path.lastIndex(of: "."), !path[path.index(after: dot)...].contains("/") else { return nil }
+        self.init(rawValue: String(path[path.index(after: dot)...]))
+    }
+}
+
+/// How much a table file may be trusted with.
+public struct TableLimits: Hashable, Sendable {
+    /// Files larger than this are refused with a diagnostic (default 16 MiB).
+    public var maximumFileBytes: Int
+
+    public init(maximumFileBytes: Int = 16 << 20) {
+        self.maximumFileBytes = maximumFileBytes
+    }
+}
+
+/// A file that could not be read at all (as opposed to one with problems).
+public struct TableReadError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "\(path): \(reason)" }
+}
+
+/// One parsed table file of any format.
+public struct TableFile: Sendable {
+    /// What a file holds: one table, or a catalog of one table per language.
+    public enum Contents: Hashable, Sendable {
+        case table(Table)
+        case catalog(StringCatalog)
+    }
+
+    public var path: String
+    public var format: TableFormat
+    public var contents: Contents
+    /// Every problem found, in file order.
+    public var diagnostics: [Diagnostic]
+
+    /// Whether the file is unusable (a broken file never replaces a good table).
+    public var hasErrors: Bool { diagnostics.containsErrors }
+
+    /// Parses `bytes` as `format`.
+    public init(bytes: some ContiguousBytes, path: String, format: TableFormat) {
+        self.path = path
+        self.format = format
+        switch format {
+        case .strings:
+            let file = StringsFile(bytes: bytes, path: path)
+            (contents, diagnostics) = (.table(file.table), file.diagnostics)
+        case .stringsdict:
+            let file = StringsDictFile(bytes: bytes, path: path)
+            (contents, diagnostics) = (.table(file.table), file.diagnostics)
+        case .xcstrings:
+            let file = StringCatalogFile(bytes: bytes, path: path)
+            (contents, diagnostics) = (.catalog(file.catalog), file.diagnostics)
+        }
+    }
+
+    private init(path: String, format: TableFormat, contents: Contents, diagnostics: [Diagnostic]) {
+        self.path = path
+        self.format = format
+        self.contents = contents
+        self.diagnostics = diagnostics
+    }
+
+    /// Reads and parses the file at `path`, its format chosen by extension.
+    /// A file over the size limit is refused with an error diagnostic; a file
+    /// that cannot be read at all throws.
+    public static func read(path: String, limits: TableLimits = TableLimits()) throws(TableReadError) -> TableFile {
+        guard let format = TableFormat(path: path) else {
+            throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
+        }
+        let bytes = try readBytes(path: path, limit: limits.maximumFileBytes)
+        guard let bytes else {
+            let limit = limits.maximumFileBytes
+            let refusal = Diagnostic(file: path, line: 1, column: 1, severity: .error,
+                                     message: "file is larger than the \(ByteCountText.describe(limit)) limit for a table; not read",
+                                     hint: "raise the table size limit if this file is really a string table")
+            let empty: Contents = format == .xcstrings
+                ? .catalog(StringCatalog(sourceLanguage: "", version: "", tables: [:])) : .table(Table())
+            return TableFile(path: path, format: format, contents: empty, diagnostics: [refusal])
+        }
+        return TableFile(bytes: bytes, path: path, format: format)
+    }
+
+    /// The file's bytes, or nil when it is larger than `limit`.
+    public static func readBytes(path: String, limit: Int) throws(TableReadError) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw TableReadError(path: path, reason: "not a regular file") }
+        if Int(info.st_size) > limit { return nil }
+        // Read until EOF, never past the limit: the file may grow meanwhile.
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var filled = 0
+        while true {
+            if filled == bytes.count {
+                if bytes.count > limit { return nil }
+                bytes.append(contentsOf: repeatElement(0, count: min(limit + 1, bytes.count * 2) - bytes.count))
+            }
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw TableReadError(path: path, reason: String(cString: strerror(errno)))
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        if filled > limit { return nil }
+        bytes.removeLast(bytes.count - filled)
+        return bytes
+    }
+}
+
+/// Byte counts for people: `16 MiB`, `512 KiB`, `300 bytes`.
+public enum ByteCountText {
+    public static func describe(_ count: Int) -> String {
+        if count >= 1 << 20, count % (1 << 20) == 0 { return "\(count >> 20) MiB" }
+        if count >= 1 << 10, count % (1 << 10) == 0 { return "\(count >> 10) KiB" }
+        return "\(count) bytes"
+    }
+}
