@@ -13,7 +13,7 @@ public enum CanonicalJSON {
     }
 
     /// The canonical text of an `Encodable` value.
-    public static func text(_ value: some Encodable) throws -> String {
+    public static func text(encoding value: some Encodable) throws -> String {
         let data = try JSONEncoder().encode(value)
         return text(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
     }

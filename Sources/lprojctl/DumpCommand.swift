@@ -63,7 +63,7 @@ enum DumpCommand {
                 Console.fail(program, "\(path): no '\(chosen)' localization; the catalog has \(catalog.languages.joined(separator: ", "))",
                              status: 1)
             }
-            Console.out(try! CanonicalJSON.text(table.entries))
+            Console.out(try! CanonicalJSON.text(encoding: table.entries))
         }
     }
 }

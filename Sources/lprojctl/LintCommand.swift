@@ -61,7 +61,7 @@ enum LintCommand {
         }
 
         if format == "json" {
-            Console.out(try! CanonicalJSON.text(diagnostics))
+            Console.out(try! CanonicalJSON.text(encoding: diagnostics))
         } else if !diagnostics.isEmpty {
             Console.out(diagnostics.map(\.description).joined(separator: "\n"))
         }
