@@ -8,8 +8,10 @@ public enum StringsWriter {
         public var description: String { "the entry \"\(key)\" has variations; write it to a .stringsdict instead" }
     }
 
-    /// The `.strings` text for `table`.
+    /// The `.strings` text for `table`. An empty table is written as a
+    /// comment, since a zero-byte file is an error to CoreFoundation.
     public static func text(for table: Table) throws(UnrepresentableEntry) -> String {
+        if table.isEmpty { return "/* No entries. */\n" }
         var output = ""
         for key in table.sortedKeys {
             guard let value = table[key]!.text else { throw UnrepresentableEntry(key: key) }

@@ -41,13 +41,14 @@ struct DecodedText {
             self.init(utf16: UnsafeBufferPointer(rebasing: bytes[2...]), bigEndian: false)
         } else if count >= 2, bytes[0] == 0xFE, bytes[1] == 0xFF {
             self.init(utf16: UnsafeBufferPointer(rebasing: bytes[2...]), bigEndian: true)
-        } else if count >= 2, bytes[0] == 0, bytes[1] != 0 {
-            self.init(utf16: bytes, bigEndian: true)
-        } else if count >= 2, bytes[0] != 0, bytes[1] == 0 {
-            self.init(utf16: bytes, bigEndian: false)
+        } else if count >= 2, (bytes[0] == 0) != (bytes[1] == 0) {
+            // No BOM, but a zero byte in the first two: UTF-16. Foundation on
+            // Linux fails on both byte orders without a BOM; we read them.
+            let bigEndian = bytes[0] == 0
+            self.init(utf16: bytes, bigEndian: bigEndian)
             problems.insert(Problem(
                 severity: .warning, offset: 0,
-                message: "file is UTF-16 little-endian without a byte order mark; CoreFoundation reads it as big-endian and fails",
+                message: "file is UTF-16 \(bigEndian ? "big" : "little")-endian without a byte order mark; Foundation cannot read it",
                 hint: "save it as UTF-8, or as UTF-16 with a BOM"), at: 0)
         } else {
             self.init(utf8: bytes, encoding: .utf8, byteBase: 0)

@@ -1,0 +1,31 @@
+// libFuzzer entry point over the three table parsers. Built by `make fuzz`
+// into one module with Sources/LprojTables (no import needed).
+//
+// Oracles beyond "no crash, no hang, no leak":
+// - a .strings text we accept without errors round-trips through the writer;
+// - where PropertyListSerialization accepts a text .strings file and we
+//   report no error, both give the same values.
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTables(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
+    let strings = StringsFile(bytes: bytes, path: "fuzz.strings")
+    _ = StringsDictFile(bytes: bytes, path: "fuzz.stringsdict")
+    _ = StringCatalogFile(bytes: bytes, path: "fuzz.xcstrings")
+    for diagnostic in strings.diagnostics {
+        precondition(diagnostic.line >= 1 && diagnostic.column >= 1, "bad position \(diagnostic)")
+    }
+    guard !strings.diagnostics.containsErrors, case .text = strings.form else { return 0 }
+    if let text = try? StringsWriter.text(for: strings.table) {
+        let again = StringsFile(bytes: Array(text.utf8), path: "again.strings")
+        precondition(!again.diagnostics.containsErrors, "written text does not parse: \(again.diagnostics)")
+        precondition(again.table == strings.table, "round trip changed the table")
+    }
+    if !bytes.isEmpty,
+       let theirs = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: String] {
+        let ours = strings.table.entries.compactMapValues(\.text)
+        precondition(ours == theirs, "values differ from PropertyListSerialization: ours \(ours) theirs \(theirs)")
+    }
+    return 0
+}

@@ -1,0 +1,68 @@
+# lprojd — build, test, demo, fuzz and benchmark.
+# Every target installs the Debian packages in debian-packages.txt first if
+# any is missing (as root, or through sudo).
+
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+SWIFTC ?= $(dir $(SWIFT))swiftc
+PACKAGES := $(shell grep -v '^\#' debian-packages.txt)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+FUZZ_RUNS ?= 1000000
+FUZZ_SECONDS ?= 0
+BIN_DEBUG := .build/debug
+BIN_RELEASE := .build/release
+
+.PHONY: all deps build release test demo fuzz bench clean
+
+all: build
+
+## deps: install the missing Debian packages.
+deps:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## test: build everything and run every test.
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## demo: the main job on the example bundle (for now: lint it, dump tables).
+demo: build
+	@echo "== lprojctl lint Examples/Demo/Resources"
+	@$(BIN_DEBUG)/lprojctl lint Examples/Demo/Resources
+	@for lang in en zh-Hant ar; do \
+	  echo "== lprojctl dump Examples/Demo/Resources/$$lang.lproj/Localizable.strings"; \
+	  $(BIN_DEBUG)/lprojctl dump Examples/Demo/Resources/$$lang.lproj/Localizable.strings || exit $$?; \
+	done
+	@echo "== lprojctl dump Examples/Demo/Resources/ar.lproj/Localizable.stringsdict"
+	@$(BIN_DEBUG)/lprojctl dump Examples/Demo/Resources/ar.lproj/Localizable.stringsdict
+
+## fuzz: libFuzzer over the three parsers (FUZZ_RUNS executions, seeded from the corpus).
+fuzz: deps
+	mkdir -p .build/fuzz fuzz-artifacts
+	$(SWIFTC) -O -g -sanitize=fuzzer,address -parse-as-library -module-name LprojTablesFuzz \
+	  Sources/LprojTables/*.swift Fuzz/FuzzTables.swift -o .build/fuzz/fuzz-tables
+	rm -rf .build/fuzz/seeds && mkdir -p .build/fuzz/seeds .build/fuzz/work
+	find ../shared/corpus -type f \( -name '*.strings' -o -name '*.stringsdict' -o -name '*.xcstrings' \) -size -64k \
+	  | while read f; do cp "$$f" ".build/fuzz/seeds/$$(echo "$$f" | md5sum | cut -c1-16).$${f##*.}"; done
+	cp Fuzz/seeds/* .build/fuzz/seeds/
+	LSAN_OPTIONS=suppressions=Fuzz/lsan.supp .build/fuzz/fuzz-tables -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	  -artifact_prefix=fuzz-artifacts/ -print_final_stats=1 .build/fuzz/work .build/fuzz/seeds
+
+## bench: lproj-bench parse on the corpus and generated tables.
+bench: release
+	$(BIN_RELEASE)/lproj-bench parse ../shared/corpus
+	$(BIN_RELEASE)/lproj-bench parse --generate 1000,10000,100000
+
+clean:
+	rm -rf .build fuzz-artifacts

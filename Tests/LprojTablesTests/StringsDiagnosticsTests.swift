@@ -1,0 +1,129 @@
+import Foundation
+import XCTest
+@testable import LprojTables
+
+/// Each classic mistake gets an error at the right line and column, and a hint.
+final class StringsDiagnosticsTests: XCTestCase {
+    func errors(_ text: String) -> [Diagnostic] {
+        parseStrings(text).diagnostics.filter { $0.severity == .error }
+    }
+
+    func assertError(_ text: String, at position: [Int], contains fragment: String, hint: String? = nil,
+                     file: StaticString = #filePath, line: UInt = #line) {
+        let found = errors(text)
+        XCTAssertEqual(found.count, 1, "\(found)", file: file, line: line)
+        guard let error = found.first else { return }
+        XCTAssertEqual([error.line, error.column], position, "\(error)", file: file, line: line)
+        XCTAssertTrue(error.message.contains(fragment), "\(error.message) lacks \(fragment)", file: file, line: line)
+        if let hint { XCTAssertTrue(error.hint?.contains(hint) == true, "\(String(describing: error.hint)) lacks \(hint)", file: file, line: line) }
+        // CoreFoundation must not accept what we call an error... unless it silently truncates.
+    }
+
+    func testMissingSemicolonIsNamedRightAfterTheValue() {
+        assertError("\"a\" = \"b\";\n\"c\" = \"d\"\n\n\"e\" = \"f\";\n", at: [2, 10], contains: "expected ';' after value", hint: "add ';'")
+    }
+
+    func testMissingSemicolonDoesNotHideLaterErrors() {
+        let found = errors("\"a\" = \"b\"\n\"c\" = \"d\"\n\"e\" = \"f\";\n")
+        XCTAssertEqual(found.map { [$0.line, $0.column] }, [[1, 10], [2, 10]])
+        XCTAssertEqual(strings(parseStrings("\"a\" = \"b\"\n\"c\" = \"d\";").table), ["a": "b", "c": "d"])
+    }
+
+    func testInnerUnescapedQuote() {
+        assertError("\"greeting\" = \"Say \"hello\" now\";\n\"next\" = \"ok\";", at: [1, 20], contains: "found 'h'", hint: "\\\"")
+        // The next line still parses.
+        XCTAssertEqual(strings(parseStrings("\"g\" = \"Say \"hi\" now\";\n\"next\" = \"ok\";").table)["next"], "ok")
+    }
+
+    func testFullWidthSemicolon() {
+        assertError("\"a\" = \"b\"；\n\"c\" = \"d\";", at: [1, 10], contains: "'；' (U+FF1B FULLWIDTH SEMICOLON)", hint: "';'")
+        XCTAssertEqual(strings(parseStrings("\"a\" = \"b\"；\n\"c\" = \"d\";").table), ["a": "b", "c": "d"])
+    }
+
+    func testFullWidthEquals() {
+        assertError("\"a\" ＝ \"b\";", at: [1, 5], contains: "U+FF1D FULLWIDTH EQUALS SIGN", hint: "'='")
+    }
+
+    func testTypographicQuotes() {
+        assertError("\"a\" = “b”;\n\"c\" = \"d\";", at: [1, 7], contains: "U+201C LEFT DOUBLE QUOTATION MARK", hint: "ASCII quotes")
+        XCTAssertEqual(strings(parseStrings("\"a\" = “b”;\n\"c\" = \"d\";").table), ["a": "b", "c": "d"])
+        assertError("\"a\" = ＂b＂;", at: [1, 7], contains: "U+FF02 FULLWIDTH QUOTATION MARK")
+    }
+
+    func testUnclosedCommentIsAnErrorWhereItOpens() {
+        assertError("\"a\" = \"b\";\n  /* open\n\"c\" = \"d\";\n", at: [2, 3], contains: "unclosed comment")
+    }
+
+    func testNonASCIIUnquotedKey() {
+        assertError("\"a\" = \"b\";\n收录 = \"c\";\n\"d\" = \"e\";", at: [2, 1], contains: "'收' (U+6536", hint: "quote the key")
+        XCTAssertEqual(strings(parseStrings("\"a\" = \"b\";\n收录 = \"c\";\n\"d\" = \"e\";").table), ["a": "b", "d": "e"])
+    }
+
+    func testObjectiveCLiteral() {
+        assertError("@\"a\" = \"b\";", at: [1, 1], contains: "Objective-C", hint: "remove the '@'")
+        XCTAssertEqual(errors("@\"a\" = @\"b\";").map(\.column), [1, 8])
+        XCTAssertEqual(strings(parseStrings("@\"a\" = @\"b\";").table), ["a": "b"])
+    }
+
+    func testTokensThatCannotStartAKey() {
+        for (token, name) in [("}", "'}'"), ("#", "'#'"), ("+", "'+'")] {
+            assertError("\"a\" = \"b\";\n\(token) \"c\" = \"d\";", at: [2, 1], contains: "key cannot start with \(name)")
+        }
+    }
+
+    func testUnterminatedString() {
+        assertError("\"a\" = \"b\";\n\"c\" = \"d;\n", at: [2, 7], contains: "unterminated string")
+        assertError("\"a\" = \"b\\", at: [1, 7], contains: "unterminated string", hint: "backslash")
+    }
+
+    func testValueMustBeAString() {
+        assertError("\"a\" = { b = c; };\n\"d\" = \"e\";", at: [1, 7], contains: "found a dictionary")
+        XCTAssertEqual(errors("\"a\" = (1, 2);\n\"b\" = <0fab>;").map(\.line), [1, 2])
+    }
+
+    func testMissingSeparatorAfterKey() {
+        assertError("\"a\" \"b\";", at: [1, 5], contains: "expected '=' or ';' after key \"a\"")
+        assertError("\"a\"", at: [1, 4], contains: "found the end of the file")
+    }
+
+    func testNoBreakSpaceBetweenTokens() {
+        assertError("\"a\" =\u{00A0}\"b\";", at: [1, 6], contains: "U+00A0 NO-BREAK SPACE", hint: "plain space")
+    }
+
+    func testInvalidUTF8NamesLineAndByte() {
+        var bytes = Array("\"a\" = \"b\";\n\"c\" = \"".utf8)
+        bytes += [0xC3, 0x28]
+        bytes += Array("\";\n".utf8)
+        let file = StringsFile(bytes: bytes, path: "x.strings")
+        let error = file.diagnostics.first { $0.severity == .error }
+        XCTAssertEqual(error.map { [$0.line, $0.column] }, [2, 8])
+        XCTAssertTrue(error?.message.contains("byte offset 18") == true, "\(String(describing: error))")
+    }
+
+    func testValueSpanningLinesHintsAtMissingClosingQuote() {
+        let found = errors("\"a\" = \"b;\n\"c\" = \"d\";\n")
+        XCTAssertEqual(found.first?.hint?.contains("closing quote"), true, "\(found)")
+    }
+
+    func testUnicodeEscapeLookalikeWarns() {
+        let file = parseStrings(#""k" = "\u00e9";"#)
+        XCTAssertEqual(strings(file.table), ["k": "u00e9"])
+        XCTAssertEqual(file.diagnostics.map(\.severity), [.warning])
+        XCTAssertEqual(file.diagnostics.first?.hint?.contains("\\U00e9"), true)
+    }
+
+    func testColumnsCountCharactersNotBytes() {
+        // "é" is two bytes, one character; "👍🏽" is two scalars, one character.
+        assertError("\"é👍🏽\" = \"b\"\n", at: [1, 11], contains: "expected ';'")
+    }
+
+    func testEveryErrorWeReportIsRejectedOrTruncatedByFoundation() throws {
+        let samples = ["\"a\" = \"b\"\n\"c\" = \"d\";", "\"a\" = \"b\"；", "/* x", "收 = a;", "\"a\" = {b=c;};"]
+        for text in samples {
+            XCTAssertTrue(parseStrings(text).diagnostics.containsErrors, text)
+            let theirs = try? PropertyListSerialization.propertyList(from: Data(text.utf8), options: [], format: nil) as? [String: String]
+            // Either Foundation fails, or it silently returns fewer entries than the text holds.
+            XCTAssertTrue(theirs == nil || theirs!.count < 2 || text.contains("{"), text)
+        }
+    }
+}
