@@ -1,0 +1,126 @@
+import Foundation
+import XCTest
+
+/// `lprojctl lint` and `lprojctl dump`, run as the built binary.
+final class LintDumpTests: XCTestCase {
+    func testLintReportsEveryProblemGccStyleAndExitsOne() throws {
+        let dir = TemporaryDirectory()
+        let bad = try dir.write("en.lproj/Localizable.strings", "\"a\" = \"b\"\n\"c\" = \"d\"；\n\"e\" = \"f\";\n")
+        try dir.write("en.lproj/Good.strings", "\"a\" = \"b\";\n")
+        try dir.write("notes.txt", "ignored")
+        let result = try runCommand("lprojctl", ["lint", dir.url.path])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertEqual(result.stdout.split(separator: "\n").map(String.init), [
+            "\(bad):1:10: error: expected ';' after value, found '\"' (add ';' after the value)",
+            "\(bad):2:10: error: expected ';' after value, found '；' (U+FF1B FULLWIDTH SEMICOLON) (use the ASCII ';')",
+        ])
+        XCTAssertEqual(result.stderr, "2 errors and 0 warnings in 2 files\n")
+    }
+
+    func testLintJSON() throws {
+        let dir = TemporaryDirectory()
+        let path = try dir.write("x.strings", "\"a\" = \"1\";\n\"a\" = \"2\";\n")
+        let result = try runCommand("lprojctl", ["lint", "--format", "json", path])
+        XCTAssertEqual(result.status, 0, "warnings do not fail lint")
+        let parsed = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        XCTAssertEqual(parsed?.count, 1)
+        XCTAssertEqual(parsed?.first?["severity"] as? String, "warning")
+        XCTAssertEqual(parsed?.first?["line"] as? Int, 2)
+        XCTAssertEqual(parsed?.first?["column"] as? Int, 1)
+        XCTAssertEqual(parsed?.first?["file"] as? String, path)
+    }
+
+    func testLintUsageAndUnreadablePaths() throws {
+        XCTAssertEqual(try runCommand("lprojctl", ["lint"]).status, 2)
+        XCTAssertEqual(try runCommand("lprojctl", ["lint", "--format", "xml", "."]).status, 2)
+        let unknown = try runCommand("lprojctl", ["lint", "--bogus", "."])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("unknown option '--bogus'"), unknown.stderr)
+        let missing = try runCommand("lprojctl", ["lint", "/nonexistent/x.strings"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("/nonexistent/x.strings: no such file or directory"), missing.stderr)
+        let dir = TemporaryDirectory()
+        let other = try dir.write("a.txt", "x")
+        XCTAssertEqual(try runCommand("lprojctl", ["lint", other]).status, 2)
+    }
+
+    func testLintRefusesOversizedTables() throws {
+        let dir = TemporaryDirectory()
+        let path = try dir.write("Big.strings", String(repeating: "\"k\" = \"v\";\n", count: 200))
+        let result = try runCommand("lprojctl", ["lint", "--max-bytes", "1024", path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.stdout.contains("\(path):1:1: error: file is larger than the 1 KiB limit"), result.stdout)
+        XCTAssertEqual(try runCommand("lprojctl", ["lint", "--max-bytes", "zero", path]).status, 2)
+    }
+
+    func testDumpStringsIsCanonicalJSON() throws {
+        let dir = TemporaryDirectory()
+        let path = try dir.write("x.strings", "\"b\" = \"二\";\n\"a\" = \"x/y \\\"q\\\"\";\n\"B\" = \"3\";\n")
+        let result = try runCommand("lprojctl", ["dump", path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "{\n  \"B\": \"3\",\n  \"a\": \"x/y \\\"q\\\"\",\n  \"b\": \"二\"\n}\n")
+    }
+
+    func testDumpStringsDictKeepsTheFileStructure() throws {
+        let dir = TemporaryDirectory()
+        let path = try dir.write("x.stringsdict", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>n</key><dict>
+            <key>NSStringLocalizedFormatKey</key><string>%#@v@</string>
+            <key>v</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string>
+            <key>NSStringFormatValueTypeKey</key><string>d</string><key>other</key><string>%d</string></dict>
+            </dict></dict></plist>
+            """)
+        let result = try runCommand("lprojctl", ["dump", path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: [String: Any]]
+        XCTAssertEqual(object?["n"]?["NSStringLocalizedFormatKey"] as? String, "%#@v@")
+        XCTAssertEqual((object?["n"]?["v"] as? [String: String])?["other"], "%d")
+    }
+
+    func testDumpCatalogLanguage() throws {
+        let dir = TemporaryDirectory()
+        let path = try dir.write("L.xcstrings", """
+            {"sourceLanguage":"en","version":"1.0","strings":{"hi":{"localizations":{
+              "en":{"stringUnit":{"state":"translated","value":"Hello"}},
+              "de":{"stringUnit":{"state":"needs_review","value":"Hallo"}}}}}}
+            """)
+        XCTAssertEqual(try runCommand("lprojctl", ["dump", path]).stdout, "{\n  \"hi\": \"Hello\"\n}\n")
+        XCTAssertEqual(try runCommand("lprojctl", ["dump", path, "--language", "de"]).stdout,
+                       "{\n  \"hi\": {\n    \"state\": \"needs_review\",\n    \"value\": \"Hallo\"\n  }\n}\n")
+        let missing = try runCommand("lprojctl", ["dump", path, "--language", "fr"])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.stderr.contains("no 'fr' localization; the catalog has de, en"), missing.stderr)
+    }
+
+    func testDumpOfABrokenFileExitsOneWithDiagnostics() throws {
+        let dir = TemporaryDirectory()
+        let path = try dir.write("x.strings", "\"a\" = \"b\"")
+        let result = try runCommand("lprojctl", ["dump", path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertTrue(result.stderr.hasPrefix("\(path):1:10: error: expected ';'"), result.stderr)
+        XCTAssertEqual(try runCommand("lprojctl", ["dump", path, "--language", "en"]).status, 2)
+    }
+
+    func testHelpAndVersion() throws {
+        let help = try runCommand("lprojctl", ["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.stdout.contains("lint [--format gcc|json] PATH..."))
+        XCTAssertTrue(try runCommand("lprojctl", ["lint", "--help"]).stdout.contains("--max-bytes N"))
+        XCTAssertTrue(try runCommand("lprojctl", ["dump", "-h"]).stdout.contains("--language TAG"))
+        XCTAssertEqual(try runCommand("lprojctl", ["--version"]).stdout, "lprojctl 0.1.0\n")
+        XCTAssertEqual(try runCommand("lprojctl", []).status, 2)
+        let unknown = try runCommand("lprojctl", ["frobnicate"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("unknown command 'frobnicate'"))
+    }
+
+    func testExampleBundleIsClean() throws {
+        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/Demo/Resources")
+        let result = try runCommand("lprojctl", ["lint", examples.path])
+        XCTAssertEqual(result.status, 0, result.stdout)
+        XCTAssertEqual(result.stdout, "")
+    }
+}
