@@ -8,7 +8,7 @@ enum PropertyListTable {
     }
 
     /// `<?xml`, `<!DOCTYPE` or `<plist` after optional white space.
-    static func looksLikeXML(_ utf8: [UInt8]) -> Bool {
+    static func looksLikeXML(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         while index < utf8.count, utf8[index] == .space || (utf8[index] >= 0x09 && utf8[index] <= 0x0D) { index += 1 }
         let rest = utf8[index..<min(utf8.count, index + 9)]

@@ -42,33 +42,37 @@ public struct StringsFile: Sendable {
             return StringsFile(table: table, form: .binaryPropertyList, diagnostics: diagnostics)
         }
         let decoded = DecodedText(bytes: bytes)
-        if PropertyListTable.looksLikeXML(decoded.utf8) {
-            let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path)
-            return StringsFile(table: table, form: .xmlPropertyList, diagnostics: diagnostics)
-        }
-        var sink = DiagnosticSink(file: path, bytes: decoded.utf8)
-        for problem in decoded.problems {
-            sink.report(problem.severity, at: problem.offset, problem.message, hint: problem.hint)
-        }
-        let table: Table = decoded.utf8.withUnsafeBufferPointer { text in
-            var parser = StringsTextParser(bytes: text)
+        return decoded.withUTF8(of: bytes) { text in
+            if PropertyListTable.looksLikeXML(text) {
+                let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path)
+                return StringsFile(table: table, form: .xmlPropertyList, diagnostics: diagnostics)
+            }
+            var parser = StringsTextParser(bytes: text, validatesUTF8: decoded.needsValidation, byteBase: decoded.utf8Start)
             parser.parse()
+            let table = Table(parser.entries)
+            guard !decoded.problems.isEmpty || !parser.problems.isEmpty || !parser.duplicateOffsets.isEmpty else {
+                return StringsFile(table: table, form: .text(decoded.encoding), diagnostics: [])
+            }
+            var sink = DiagnosticSink(file: path, bytes: Array(text))
+            for problem in decoded.problems {
+                sink.report(problem.severity, at: problem.offset, problem.message, hint: problem.hint)
+            }
             for problem in parser.problems {
                 sink.report(problem.severity, at: problem.offset, problem.message, hint: problem.hint)
             }
-            if !parser.duplicates.isEmpty {
-                let firsts = StringsTextParser.firstOffsets(of: Set(parser.duplicates.map(\.key)), in: text)
-                for duplicate in parser.duplicates {
-                    let firstLine = firsts[duplicate.key].map { sink.source.location(of: $0).line }
-                    let earlier = firstLine.map { " on line \($0)" } ?? ""
-                    sink.report(.warning, at: duplicate.offset,
-                                "duplicate key \"\(duplicate.key)\": this entry replaces the one\(earlier)",
+            if !parser.duplicateOffsets.isEmpty {
+                let duplicates = Set(parser.duplicateOffsets)
+                var first: [String: Int] = [:]
+                for (key, offset) in StringsTextParser.keyOffsets(in: text) {
+                    guard let earlier = first[key] else { first[key] = offset; continue }
+                    guard duplicates.contains(offset) else { continue }
+                    sink.report(.warning, at: offset,
+                                "duplicate key \"\(key)\": this entry replaces the one on line \(sink.source.location(of: earlier).line)",
                                 hint: "the last one wins; remove the other")
                 }
             }
-            return Table(parser.entries)
+            let diagnostics = sink.diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+            return StringsFile(table: table, form: .text(decoded.encoding), diagnostics: diagnostics)
         }
-        let diagnostics = sink.diagnostics.sorted { ($0.line, $0.column) < ($1.line, $1.column) }
-        return StringsFile(table: table, form: .text(decoded.encoding), diagnostics: diagnostics)
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Parses old-style `.strings` text (already decoded to UTF-8) the way
 /// CoreFoundation does — the same values on every file CoreFoundation accepts —
 /// but reports every problem instead of stopping at the first, and reports
@@ -8,27 +12,29 @@
 /// inside strings, comments, or as errors.
 struct StringsTextParser {
     /// A problem at a byte offset, placed on a line later.
-    struct Problem {
-        var severity: Diagnostic.Severity
-        var offset: Int
-        var message: String
-        var hint: String?
-    }
+    typealias Problem = TextProblem
 
     private(set) var entries: [String: Entry] = [:]
     private(set) var problems: [Problem] = []
-    /// Later occurrences of keys already defined, in file order.
-    private(set) var duplicates: [(key: String, offset: Int)] = []
+    /// Offsets of entries whose key was already defined, in file order.
+    private(set) var duplicateOffsets: [Int] = []
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var scratch: [UInt8] = []
-    /// When set, only records where these keys are first defined.
-    private var trackedKeys: Set<String>?
-    private(set) var firstOffsets: [String: Int] = [:]
+    /// When set, records every entry's key and offset instead of building a table.
+    private var keyOffsets: [(key: String, offset: Int)]?
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    /// Whether strings and comments must be checked for invalid UTF-8, and
+    /// where the text starts in its file (for byte offsets in messages).
+    private let validatesUTF8: Bool
+    private let byteBase: Int
+    private var invalidUTF8Reported = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, validatesUTF8: Bool = true, byteBase: Int = 0) {
         self.bytes = bytes
+        self.validatesUTF8 = validatesUTF8
+        self.byteBase = byteBase
         entries.reserveCapacity(bytes.count / 64)
     }
 
@@ -51,12 +57,13 @@ struct StringsTextParser {
         }
     }
 
-    /// Where each of `keys` is first defined (for duplicate warnings).
-    static func firstOffsets(of keys: Set<String>, in bytes: UnsafeBufferPointer<UInt8>) -> [String: Int] {
+    /// Every entry's key and offset, in file order (a second pass, run
+    /// only to explain duplicates).
+    static func keyOffsets(in bytes: UnsafeBufferPointer<UInt8>) -> [(key: String, offset: Int)] {
         var parser = StringsTextParser(bytes: bytes)
-        parser.trackedKeys = keys
+        parser.keyOffsets = []
         parser.parse()
-        return parser.firstOffsets
+        return parser.keyOffsets ?? []
     }
 
     // MARK: - Entries
@@ -88,7 +95,7 @@ struct StringsTextParser {
             }
             if separator == .semicolon {
                 index += 1
-                insert(key, value: key, at: keyStart)
+                insert(key, value: copy key, at: keyStart)
                 continue
             }
             guard separator == .equals else {
@@ -142,14 +149,14 @@ struct StringsTextParser {
         if sameLine { skipRestOfStatement() }
     }
 
-    private mutating func insert(_ key: String, value: String, at offset: Int) {
-        if let trackedKeys {
-            if trackedKeys.contains(key), firstOffsets[key] == nil { firstOffsets[key] = offset }
+    private mutating func insert(_ key: consuming String, value: consuming String, at offset: Int) {
+        if keyOffsets != nil {
+            keyOffsets!.append((key, offset))
             return
         }
-        if entries.updateValue(Entry(text: value), forKey: key) != nil {
-            duplicates.append((key, offset))
-        }
+        let count = entries.count
+        entries[key] = Entry(text: value)
+        if entries.count == count { duplicateOffsets.append(offset) }
     }
 
     // MARK: - Strings
@@ -201,17 +208,17 @@ struct StringsTextParser {
     private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> String? {
         let start = index
         let count = bytes.count
-        while index < count {
-            let byte = bytes[index]
-            if byte == quote {
-                index += 1
-                return makeString(start..<index - 1)
-            }
-            if byte == .backslash { return parseQuotedWithEscapes(quote: quote, openedAt: open, start: start) }
-            index += 1
+        guard start < count, let base = bytes.baseAddress,
+              let found = memchr(base + start, Int32(quote), count - start) else {
+            reportUnterminated(openedAt: open)
+            return nil
         }
-        reportUnterminated(openedAt: open)
-        return nil
+        let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        if memchr(base + start, Int32(UInt8.backslash), end - start) != nil {
+            return parseQuotedWithEscapes(quote: quote, openedAt: open, start: start)
+        }
+        index = end + 1
+        return makeString(start..<end)
     }
 
     private mutating func parseQuotedWithEscapes(quote: UInt8, openedAt open: Int, start: Int) -> String? {
@@ -223,6 +230,9 @@ struct StringsTextParser {
             if byte == quote {
                 append(mark..<index)
                 index += 1
+                if validatesUTF8, scratch.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: 0) }) != nil {
+                    reportInvalidUTF8(in: start..<index - 1)
+                }
                 return String(decoding: scratch, as: UTF8.self)
             }
             guard byte == .backslash else {
@@ -344,9 +354,23 @@ struct StringsTextParser {
         if !range.isEmpty { scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range])) }
     }
 
+    /// The string of raw text `range`; invalid UTF-8 is reported and repaired.
     @inline(__always)
-    private func makeString(_ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    private mutating func makeString(_ range: Range<Int>) -> String {
+        let text = UnsafeBufferPointer(rebasing: bytes[range])
+        // (String(validating:) is generic and unspecialized here: far slower.)
+        if validatesUTF8, UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil {
+            reportInvalidUTF8(in: range)
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private mutating func reportInvalidUTF8(in range: Range<Int>) {
+        let limit = DecodedText.maximumReportedProblems - invalidUTF8Reported
+        guard limit > 0, keyOffsets == nil else { return }
+        let found = UTF8Validation.problems(in: bytes, range: range, byteBase: byteBase, limit: limit)
+        invalidUTF8Reported += found.count
+        problems += found
     }
 
     // MARK: - Space, comments, recovery
@@ -354,6 +378,13 @@ struct StringsTextParser {
     /// Skips whitespace and comments; false at the end of the text.
     private mutating func skipSpace() -> Bool {
         let count = bytes.count
+        // Plain white space, the common case, in a local loop.
+        var position = index
+        while position < count, bytes[position] == .space || (bytes[position] >= 0x09 && bytes[position] <= 0x0D) {
+            position += 1
+        }
+        index = position
+        if position < count, bytes[position] != .slash, bytes[position] < 0x80 { return true }
         while index < count {
             let byte = bytes[index]
             if byte == .space || (byte >= 0x09 && byte <= 0x0D) {
@@ -363,21 +394,22 @@ struct StringsTextParser {
             if byte == .slash, index + 1 < count {
                 let next = bytes[index + 1]
                 if next == .slash {
+                    let open = index
                     index += 2
                     while index < count, !bytes[index].isLineBreak, !isUnicodeLineSeparator(at: index) { index += 1 }
+                    if validatesUTF8 { validateComment(open..<index) }
                     continue
                 }
                 if next == .asterisk {
                     let open = index
-                    index += 2
-                    while index + 1 < count, !(bytes[index] == .asterisk && bytes[index + 1] == .slash) { index += 1 }
-                    if index + 1 >= count {
+                    guard let close = commentEnd(from: index + 2) else {
                         report(.error, at: open, "unclosed comment: this '/*' is never closed by '*/'",
                                hint: "CoreFoundation silently drops everything after it")
                         index = count
                         return false
                     }
-                    index += 2
+                    index = close
+                    if validatesUTF8 { validateComment(open..<close) }
                     continue
                 }
             }
@@ -395,6 +427,24 @@ struct StringsTextParser {
             return true
         }
         return false
+    }
+
+    /// The offset just past the `*/` that closes a comment whose body starts at `start`.
+    private func commentEnd(from start: Int) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        var position = start
+        while position < bytes.count, let star = memchr(base + position, Int32(UInt8.asterisk), bytes.count - position) {
+            let offset = base.distance(to: star.assumingMemoryBound(to: UInt8.self))
+            if offset + 1 < bytes.count, bytes[offset + 1] == .slash { return offset + 2 }
+            position = offset + 1
+        }
+        return nil
+    }
+
+    private mutating func validateComment(_ range: Range<Int>) {
+        if UTF8Validation.firstInvalidOffset(in: UnsafeBufferPointer(rebasing: bytes[..<range.upperBound]), from: range.lowerBound) != nil {
+            reportInvalidUTF8(in: range)
+        }
     }
 
     @inline(__always)
@@ -459,35 +509,38 @@ struct StringsTextParser {
     /// The character at `offset` for a message: `'x'`, or its code point and name.
     private func describe(at offset: Int) -> String {
         guard offset < bytes.count else { return "the end of the file" }
-        let scalar = scalar(at: offset).value
-        return CharacterDescription.describe(scalar)
+        guard let scalar = scalar(at: offset) else {
+            let hex = String(bytes[offset], radix: 16, uppercase: true)
+            return "an invalid UTF-8 byte 0x\(hex) at byte offset \(offset + byteBase)"
+        }
+        return CharacterDescription.describe(scalar.value)
     }
 
-    private func scalar(at offset: Int) -> (value: Unicode.Scalar, length: Int) {
+    /// The character at `offset`; nil where the bytes are not valid UTF-8.
+    private func scalar(at offset: Int) -> (value: Unicode.Scalar, length: Int)? {
         let end = min(bytes.count, offset + 4)
         var iterator = UnsafeBufferPointer(rebasing: bytes[offset..<end]).makeIterator()
         var decoder = UTF8()
         if case .scalarValue(let scalar) = decoder.decode(&iterator) {
             return (scalar, String(scalar).utf8.count)
         }
-        return (Unicode.Scalar(0xFFFD)!, 1)
+        return nil
     }
 
     /// A non-ASCII character that looks like a syntax character.
     private func confusable(at offset: Int) -> (ascii: UInt8, length: Int)? {
-        guard bytes[offset] >= 0x80 else { return nil }
-        let (scalar, length) = scalar(at: offset)
+        guard bytes[offset] >= 0x80, let (scalar, length) = scalar(at: offset) else { return nil }
         guard let ascii = CharacterDescription.lookalikes[scalar.value] else { return nil }
         return (ascii, length)
     }
 
     private func spaceLookalikeLength(at offset: Int) -> Int? {
-        let (scalar, length) = scalar(at: offset)
+        guard let (scalar, length) = scalar(at: offset) else { return nil }
         return CharacterDescription.spaceLookalikes.contains(scalar.value) ? length : nil
     }
 
     private mutating func report(_ severity: Diagnostic.Severity, at offset: Int, _ message: String, hint: String? = nil) {
-        guard trackedKeys == nil else { return }
+        guard keyOffsets == nil else { return }
         problems.append(Problem(severity: severity, offset: offset, message: message, hint: hint))
     }
 }

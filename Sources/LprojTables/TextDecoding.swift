@@ -10,16 +10,17 @@ public enum TextEncoding: String, Hashable, Sendable {
 
 /// A text file turned into UTF-8, with what was wrong on the way.
 struct DecodedText {
-    struct Problem {
-        var severity: Diagnostic.Severity
-        /// Offset in `utf8`.
-        var offset: Int
-        var message: String
-        var hint: String?
-    }
+    typealias Problem = TextProblem
 
-    var utf8: [UInt8]
+    /// The text transcoded to UTF-8; nil when the input already is UTF-8,
+    /// which is then used in place from `utf8Start` on.
+    var transcoded: [UInt8]?
+    var utf8Start = 0
     var encoding: TextEncoding
+    /// Whether the UTF-8 text still needs validating (it came in as UTF-8;
+    /// transcoded text is valid by construction). The parser validates as it
+    /// reads, so valid text is read once.
+    var needsValidation: Bool { transcoded == nil }
     var problems: [Problem] = []
 
     /// Most invalid sequences reported for one file; a binary file would
@@ -55,24 +56,16 @@ struct DecodedText {
         }
     }
 
+    /// Calls `body` with the UTF-8 text of `input` (the bytes this was made from).
+    func withUTF8<Result>(of input: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let transcoded { return transcoded.withUnsafeBufferPointer(body) }
+        return body(UnsafeBufferPointer(rebasing: input[utf8Start...]))
+    }
+
     private init(utf8 bytes: UnsafeBufferPointer<UInt8>, encoding: TextEncoding, byteBase: Int) {
-        self.utf8 = Array(bytes)
+        self.transcoded = nil
+        self.utf8Start = byteBase
         self.encoding = encoding
-        var reported = 0
-        var index = 0
-        while let bad = UTF8Validation.firstInvalidOffset(in: bytes, from: index) {
-            if reported == Self.maximumReportedProblems {
-                problems.append(Problem(severity: .error, offset: bad, message: "more invalid UTF-8 follows; stopped reporting it"))
-                break
-            }
-            let byte = String(bytes[bad], radix: 16, uppercase: true)
-            problems.append(Problem(
-                severity: .error, offset: bad,
-                message: "invalid UTF-8: byte 0x\(byte.count == 1 ? "0" + byte : byte) at byte offset \(bad + byteBase) is not part of a valid character",
-                hint: "the file is probably in a legacy encoding; convert it to UTF-8"))
-            reported += 1
-            index = bad + 1
-        }
     }
 
     private init(utf16 bytes: UnsafeBufferPointer<UInt8>, bigEndian: Bool) {
@@ -106,7 +99,7 @@ struct DecodedText {
             }
             UTF8Validation.append(scalar, to: &out)
         }
-        utf8 = out
+        transcoded = out
         if bytes.count % 2 == 1 {
             problems.append(Problem(severity: .error, offset: out.count,
                                     message: "UTF-16 text ends in the middle of a character (odd number of bytes)",
@@ -130,7 +123,7 @@ struct DecodedText {
             UTF8Validation.append(scalar, to: &out)
             index += 4
         }
-        utf8 = out
+        transcoded = out
         if bytes.count % 4 != 0 {
             problems.append(Problem(severity: .error, offset: out.count,
                                     message: "UTF-32 text ends in the middle of a character", hint: "the file was cut short"))
@@ -138,8 +131,33 @@ struct DecodedText {
     }
 }
 
+/// A problem found while reading text, at a byte offset of the UTF-8 text.
+struct TextProblem {
+    var severity: Diagnostic.Severity
+    var offset: Int
+    var message: String
+    var hint: String?
+}
+
 /// UTF-8 checks and encoding without going through `String`.
 enum UTF8Validation {
+    /// Errors for each invalid sequence in `range` of `bytes`, at most `limit`.
+    /// `byteBase` turns offsets into file offsets for the message.
+    static func problems(in bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, byteBase: Int, limit: Int) -> [TextProblem] {
+        var problems: [TextProblem] = []
+        let slice = UnsafeBufferPointer(rebasing: bytes[..<range.upperBound])
+        var index = range.lowerBound
+        while problems.count < limit, let bad = firstInvalidOffset(in: slice, from: index) {
+            let byte = String(bytes[bad], radix: 16, uppercase: true)
+            problems.append(TextProblem(
+                severity: .error, offset: bad,
+                message: "invalid UTF-8: byte 0x\(byte.count == 1 ? "0" + byte : byte) at byte offset \(bad + byteBase) is not part of a valid character",
+                hint: "the file is probably in a legacy encoding; convert it to UTF-8"))
+            index = bad + 1
+        }
+        return problems
+    }
+
     /// The offset of the first byte at or after `start` that does not begin a
     /// well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates).
     static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {

@@ -1,1 +1,37 @@
-print("stub")
+import LprojCommandLine
+
+/// lproj-bench: lprojd's speed goals, each measured beside its peer in the same run.
+let program = "lproj-bench"
+
+let help = """
+    Usage: lproj-bench BENCHMARK [OPTIONS]
+
+    Benchmarks (each runs lprojd's code and its peer side by side, in one run):
+      parse [--json] [--rounds N] PATH...          parse .strings files (or directories of them)
+      parse [--json] [--rounds N] --generate N,... parse generated tables of N keys
+            with LprojTables and with Foundation's PropertyListSerialization;
+            prints MB/s for both, the ratio, and whether the values are identical.
+            --profile-lprojd runs only LprojTables for 5 s (for perf), printing nothing.
+
+    Options:
+      -h, --help   show this help
+      --version    print the version
+
+    Build with `swift build -c release`; figures are in docs/BENCHMARKS.md.
+    """
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+guard let command = arguments.first else {
+    Console.usage(program, UsageError("missing benchmark name"))
+}
+arguments.removeFirst()
+switch command {
+case "-h", "--help", "help":
+    Console.out(help)
+case "--version":
+    Console.out("\(program) \(Console.version)")
+case "parse":
+    ParseBenchmark.run(arguments)
+default:
+    Console.usage(program, UsageError("unknown benchmark '\(command)'"))
+}

@@ -1,0 +1,143 @@
+import Foundation
+import LprojCommandLine
+import LprojTables
+
+/// `lproj-bench parse`: LprojTables vs PropertyListSerialization on the same bytes.
+enum ParseBenchmark {
+    struct Result: Encodable {
+        var name: String
+        var files: Int
+        var bytes: Int
+        var lprojdMegabytesPerSecond: Double
+        var foundationMegabytesPerSecond: Double
+        var ratio: Double
+        /// Files whose values are identical between both (of those Foundation accepts).
+        var identicalFiles: Int
+        var comparedFiles: Int
+    }
+
+    static func run(_ argv: [String]) {
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help", "json", "profile-lprojd"], options: ["generate", "rounds"])
+        } catch {
+            Console.usage("\(program) parse", error)
+        }
+        if arguments.has("help") { Console.out(help); return }
+        let rounds = Int(arguments.value("rounds") ?? "7") ?? 0
+        guard rounds > 0 else { Console.usage("\(program) parse", UsageError("--rounds must be a positive whole number")) }
+
+        var sets: [(name: String, files: [Data])] = []
+        if let sizes = arguments.value("generate") {
+            for text in sizes.split(separator: ",") {
+                guard let count = Int(text), count > 0 else {
+                    Console.usage("\(program) parse", UsageError("--generate takes key counts like 1000,10000, not '\(text)'"))
+                }
+                sets.append(("generated \(count) keys", [generatedTable(keys: count)]))
+            }
+        }
+        if !arguments.operands.isEmpty {
+            var files: [Data] = []
+            for operand in arguments.operands {
+                for path in stringsFiles(under: operand) {
+                    guard let data = FileManager.default.contents(atPath: path) else {
+                        Console.fail(program, "cannot read \(path)", status: 2)
+                    }
+                    files.append(data)
+                }
+            }
+            guard !files.isEmpty else { Console.fail(program, "no .strings files under \(arguments.operands.joined(separator: " "))", status: 2) }
+            sets.insert((arguments.operands.joined(separator: " "), files), at: 0)
+        }
+        guard !sets.isEmpty else { Console.usage("\(program) parse", UsageError("give PATH... or --generate N,...")) }
+
+        if arguments.has("profile-lprojd") {
+            // Only our parser, for a profiler to look at; no figures.
+            let start = Measure.now()
+            while Measure.now() - start < 5 {
+                for set in sets { for data in set.files { blackHole(StringsFile(bytes: data, path: "p.strings").table.count) } }
+            }
+            return
+        }
+        var results: [Result] = []
+        for set in sets {
+            results.append(measure(name: set.name, files: set.files, rounds: rounds))
+            if !arguments.has("json") { Console.out(describe(results.last!)) }
+        }
+        if arguments.has("json") {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            Console.out(String(decoding: try! encoder.encode(["parse": results]), as: UTF8.self))
+        }
+    }
+
+    static func measure(name: String, files: [Data], rounds: Int) -> Result {
+        // Values first: identical on every file Foundation accepts.
+        var identical = 0, compared = 0
+        for data in files {
+            guard let theirs = try? PropertyListSerialization.propertyList(from: data, options: [], format: nil) as? [String: String]
+            else { continue }
+            compared += 1
+            let ours = StringsFile(bytes: data, path: "bench.strings")
+            if !ours.diagnostics.containsErrors, ours.table.entries.compactMapValues(\.text) == theirs { identical += 1 }
+        }
+        let bytes = files.reduce(0) { $0 + $1.count }
+        var oursRates: [Double] = [], theirsRates: [Double] = []
+        for _ in 0..<rounds {
+            let ours = Measure.secondsPerCall {
+                files.map { StringsFile(bytes: $0, path: "bench.strings").table }
+            }
+            let theirs = Measure.secondsPerCall {
+                files.map { (try? PropertyListSerialization.propertyList(from: $0, options: [], format: nil)) as? [String: String] }
+            }
+            oursRates.append(Double(bytes) / ours / 1e6)
+            theirsRates.append(Double(bytes) / theirs / 1e6)
+        }
+        let oursRate = Measure.median(oursRates), theirsRate = Measure.median(theirsRates)
+        return Result(name: name, files: files.count, bytes: bytes, lprojdMegabytesPerSecond: oursRate,
+                      foundationMegabytesPerSecond: theirsRate, ratio: oursRate / theirsRate,
+                      identicalFiles: identical, comparedFiles: compared)
+    }
+
+    static func describe(_ result: Result) -> String {
+        "\(result.name): \(result.files) files, \(Measure.format(Double(result.bytes) / 1e6, 2)) MB | "
+            + "LprojTables \(Measure.format(result.lprojdMegabytesPerSecond)) MB/s | "
+            + "PropertyListSerialization \(Measure.format(result.foundationMegabytesPerSecond)) MB/s | "
+            + "ratio \(Measure.format(result.ratio))x | identical values \(result.identicalFiles)/\(result.comparedFiles)"
+    }
+
+    /// A `.strings` table of `keys` entries in the style of real apps:
+    /// comments, dotted keys, escapes, format specifiers, non-ASCII text.
+    static func generatedTable(keys: Int) -> Data {
+        let words = ["Open", "Save", "the file", "Settings", "Größe", "こんにちは", "设置", "Ελληνικά", "%@", "%1$d items", "\\\"quoted\\\"", "line\\nbreak"]
+        var text = ""
+        text.reserveCapacity(keys * 80)
+        for index in 0..<keys {
+            if index % 10 == 0 { text += "\n/* Section \(index / 10): shown on screen \(index % 7). */\n" }
+            text += "\"screen\(index % 97).item_\(index).title\" = \""
+            for word in 0..<(3 + index % 5) { text += (word == 0 ? "" : " ") + words[(index + word * 7) % words.count] }
+            text += "\";\n"
+        }
+        return Data(text.utf8)
+    }
+
+    static func stringsFiles(under path: String) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            Console.fail(program, "\(path): no such file or directory", status: 2)
+        }
+        guard isDirectory.boolValue else { return [path] }
+        let enumerator = FileManager.default.enumerator(atPath: path)
+        var found: [String] = []
+        while let relative = enumerator?.nextObject() as? String {
+            if relative.hasSuffix(".strings") { found.append(path + "/" + relative) }
+        }
+        return found.sorted()
+    }
+}
+
+/// Keeps the optimizer from removing the measured work.
+@inline(never)
+func blackHole(_ value: Int) {
+    if value == Int.min { Console.error("unreachable") }
+}
