@@ -207,14 +207,11 @@ struct StringsTextParser {
     /// The body of a quoted string after its opening quote.
     private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> String? {
         let start = index
-        let count = bytes.count
-        guard start < count, let base = bytes.baseAddress,
-              let found = memchr(base + start, Int32(quote), count - start) else {
+        guard let end = firstQuoteOrBackslash(quote, from: start) else {
             reportUnterminated(openedAt: open)
             return nil
         }
-        let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-        if memchr(base + start, Int32(UInt8.backslash), end - start) != nil {
+        if bytes[end] == .backslash {
             return parseQuotedWithEscapes(quote: quote, openedAt: open, start: start)
         }
         index = end + 1
@@ -358,11 +355,52 @@ struct StringsTextParser {
     @inline(__always)
     private mutating func makeString(_ range: Range<Int>) -> String {
         let text = UnsafeBufferPointer(rebasing: bytes[range])
-        // (String(validating:) is generic and unspecialized here: far slower.)
-        if validatesUTF8, UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil {
-            reportInvalidUTF8(in: range)
+        var string = String(decoding: text, as: UTF8.self)
+        // String(decoding:) validates as it copies; it repaired something
+        // only if the length changed or a U+FFFD appeared. That check is
+        // much cheaper than validating twice. (String(validating:) is
+        // generic and unspecialized across modules: slower still.)
+        if validatesUTF8, string.utf8.count != range.count || Self.containsReplacementCharacter(&string) {
+            if UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil { reportInvalidUTF8(in: range) }
         }
-        return String(decoding: text, as: UTF8.self)
+        return string
+    }
+
+    /// Whether `string` holds U+FFFD (EF BF BD), the mark of a repair.
+    private static func containsReplacementCharacter(_ string: inout String) -> Bool {
+        string.withUTF8 { utf8 in
+            guard let base = utf8.baseAddress else { return false }
+            var position = 0
+            while position + 2 < utf8.count, let found = memchr(base + position, 0xEF, utf8.count - position - 2) {
+                let offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+                if utf8[offset + 1] == 0xBF, utf8[offset + 2] == 0xBD { return true }
+                position = offset + 1
+            }
+            return false
+        }
+    }
+
+    /// The offset of the first `quote` or backslash at or after `start`,
+    /// eight bytes at a time.
+    @inline(__always)
+    private func firstQuoteOrBackslash(_ quote: UInt8, from start: Int) -> Int? {
+        let count = bytes.count
+        guard let base = bytes.baseAddress else { return nil }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = ones &* UInt64(quote), backslashes = ones &* UInt64(UInt8.backslash)
+        var position = start
+        while position + 8 <= count {
+            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
+            let a = word ^ quotes, b = word ^ backslashes
+            let found = ((a &- ones) & ~a | (b &- ones) & ~b) & highs
+            if found != 0 { return position + found.trailingZeroBitCount / 8 }
+            position += 8
+        }
+        while position < count {
+            if bytes[position] == quote || bytes[position] == .backslash { return position }
+            position += 1
+        }
+        return nil
     }
 
     private mutating func reportInvalidUTF8(in range: Range<Int>) {
