@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Finds where a key is written in XML-plist or JSON text, so that problems
 /// found after Foundation has decoded a file can still name a line.
 struct KeyLocator {
@@ -26,8 +30,21 @@ struct KeyLocator {
         case .json: pattern = Array("\"\(Self.jsonEscaped(key))\"".utf8)
         }
         let bytes = sink.source.bytes
-        guard start < bytes.count, let range = bytes[start...].firstRange(of: pattern) else { return start }
-        return range.lowerBound
+        guard start < bytes.count else { return start }
+        return bytes.withUnsafeBufferPointer { haystack in
+            pattern.withUnsafeBufferPointer { needle in
+                // memchr for the first byte, memcmp for the rest.
+                let base = haystack.baseAddress!
+                var position = start
+                while position + needle.count <= haystack.count,
+                      let hit = memchr(base + position, Int32(needle[0]), haystack.count - position - needle.count + 1) {
+                    let offset = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    if memcmp(base + offset, needle.baseAddress!, needle.count) == 0 { return offset }
+                    position = offset + 1
+                }
+                return start
+            }
+        }
     }
 
     /// Reports a problem at `offset`.
