@@ -20,18 +20,4 @@ let help = """
     Build with `swift build -c release`; figures are in docs/BENCHMARKS.md.
     """
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else {
-    Console.usage(program, UsageError("missing benchmark name"))
-}
-arguments.removeFirst()
-switch command {
-case "-h", "--help", "help":
-    Console.out(help)
-case "--version":
-    Console.out("\(program) \(Console.version)")
-case "parse":
-    ParseBenchmark.run(arguments)
-default:
-    Console.usage(program, UsageError("unknown benchmark '\(command)'"))
-}
+Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": ParseBenchmark.run])

@@ -19,20 +19,4 @@ let help = """
     Exit status: 0 success, 1 a table has errors, 2 usage error or unreadable path.
     """
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else {
-    Console.usage(program, UsageError("missing command"))
-}
-arguments.removeFirst()
-switch command {
-case "-h", "--help", "help":
-    Console.out(help)
-case "--version":
-    Console.out("\(program) \(Console.version)")
-case "lint":
-    LintCommand.run(arguments)
-case "dump":
-    DumpCommand.run(arguments)
-default:
-    Console.usage(program, UsageError("unknown command '\(command)'"))
-}
+Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "dump": DumpCommand.run])
