@@ -6,17 +6,26 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "LprojTables", targets: ["LprojTables"]),
+        .library(name: "LprojCatalog", targets: ["LprojCatalog"]),
         .executable(name: "lprojctl", targets: ["lprojctl"]),
         .executable(name: "lproj-bench", targets: ["lproj-bench"]),
     ],
     targets: [
         // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
         .target(name: "LprojTables"),
+        // ICU behind a C surface: likely subtags, parent locales, plural rules.
+        .target(
+            name: "CICUShim",
+            linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
+        ),
+        // Languages: tags, Apple-compatible matching, fallback, plurals, formatting, lookup.
+        .target(name: "LprojCatalog", dependencies: ["LprojTables", "CICUShim"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
-        .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCommandLine"]),
+        .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojCommandLine"]),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCommandLine"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
+        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
     ],
     swiftLanguageModes: [.v6]

@@ -11,6 +11,8 @@ let help = """
     Commands:
       lint [--format gcc|json] PATH...   report every problem in tables or directories of them
       dump PATH [--language TAG]         print one table as canonical JSON
+      match --available TAG,... [--prefer TAG,...] [--development TAG]
+                                         the localizations preferences choose, best first
 
     Options:
       -h, --help     show this help (also after a command: lprojctl lint --help)
@@ -19,4 +21,4 @@ let help = """
     Exit status: 0 success, 1 a table has errors, 2 usage error or unreadable path.
     """
 
-Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "dump": DumpCommand.run])
+Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run])

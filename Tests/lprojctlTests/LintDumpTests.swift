@@ -124,3 +124,23 @@ final class LintDumpTests: XCTestCase {
         XCTAssertEqual(result.stdout, "")
     }
 }
+
+/// `lprojctl match`, run as the built binary.
+final class MatchCommandTests: XCTestCase {
+    func testMatchPrintsTheChainBestFirst() throws {
+        let result = try runCommand("lprojctl", ["match", "--prefer", "zh-HK,en", "--available", "en,zh-Hans,zh-Hant", "--development", "en"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "zh-Hant\nen\n")
+        XCTAssertEqual(try runCommand("lprojctl", ["match", "--prefer", "en-IN", "--available", "en", "--available", "en-GB"]).stdout, "en-GB\nen\n")
+    }
+
+    func testNoMatchAndBadTags() throws {
+        let none = try runCommand("lprojctl", ["match", "--prefer", "ja", "--available", "en,fr"])
+        XCTAssertEqual(none.status, 1)
+        XCTAssertTrue(none.stderr.contains("no localization matches ja"), none.stderr)
+        let bad = try runCommand("lprojctl", ["match", "--prefer", "en", "--available", "en,x!y"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("'x!y' is not a language tag"), bad.stderr)
+        XCTAssertEqual(try runCommand("lprojctl", ["match", "--prefer", "en"]).status, 2)
+    }
+}

@@ -1,0 +1,106 @@
+#include "lproj_icu.h"
+
+#include <string.h>
+#include <unicode/uloc.h>
+#include <unicode/unum.h>
+#include <unicode/upluralrules.h>
+#include <unicode/ures.h>
+#include <unicode/ustring.h>
+
+// BCP 47 tag -> ICU locale ID ("zh-Hant-TW" -> "zh_Hant_TW").
+static int to_locale_id(const char *tag, char *id, int capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    int32_t parsed = 0;
+    int32_t length = uloc_forLanguageTag(tag, id, capacity, &parsed, &status);
+    if (U_FAILURE(status) || status == U_STRING_NOT_TERMINATED_WARNING || length >= capacity) return -1;
+    return length;
+}
+
+// ICU locale ID -> BCP 47 tag in `out`.
+static int to_tag(const char *id, char *out, int capacity) {
+    if (id[0] == '\0' || strcmp(id, "root") == 0) {
+        if (capacity < 1) return -1;
+        out[0] = '\0';
+        return 0;
+    }
+    UErrorCode status = U_ZERO_ERROR;
+    int32_t length = uloc_toLanguageTag(id, out, capacity, 1, &status);
+    if (U_FAILURE(status) || status == U_STRING_NOT_TERMINATED_WARNING || length >= capacity) return -1;
+    return length;
+}
+
+int lproj_icu_maximize(const char *tag, char *out, int capacity) {
+    char id[ULOC_FULLNAME_CAPACITY], maximized[ULOC_FULLNAME_CAPACITY];
+    if (to_locale_id(tag, id, sizeof id) < 0) return -1;
+    UErrorCode status = U_ZERO_ERROR;
+    int32_t length = uloc_addLikelySubtags(id, maximized, sizeof maximized, &status);
+    if (U_FAILURE(status) || length >= (int32_t)sizeof maximized) return -1;
+    return to_tag(maximized, out, capacity);
+}
+
+int lproj_icu_minimize(const char *tag, char *out, int capacity) {
+    char id[ULOC_FULLNAME_CAPACITY], minimized[ULOC_FULLNAME_CAPACITY];
+    if (to_locale_id(tag, id, sizeof id) < 0) return -1;
+    UErrorCode status = U_ZERO_ERROR;
+    int32_t length = uloc_minimizeSubtags(id, minimized, sizeof minimized, &status);
+    if (U_FAILURE(status) || length >= (int32_t)sizeof minimized) return -1;
+    return to_tag(minimized, out, capacity);
+}
+
+int lproj_icu_parent(const char *tag, char *out, int capacity) {
+    char id[ULOC_FULLNAME_CAPACITY], parent[ULOC_FULLNAME_CAPACITY];
+    if (to_locale_id(tag, id, sizeof id) < 0) return -1;
+    // CLDR's explicit parents live in the locale's own resource bundle as
+    // "%%Parent". Open that exact bundle (ures_openDirect: no fallback, since
+    // a fallback bundle's %%Parent belongs to another locale).
+    UErrorCode status = U_ZERO_ERROR;
+    UResourceBundle *bundle = ures_openDirect(NULL, id, &status);
+    if (U_SUCCESS(status)) {
+        int32_t length = 0;
+        UErrorCode keyStatus = U_ZERO_ERROR;
+        const UChar *value = ures_getStringByKey(bundle, "%%Parent", &length, &keyStatus);
+        if (U_SUCCESS(keyStatus) && value != NULL && length > 0 && length < (int32_t)sizeof parent) {
+            u_UCharsToChars(value, parent, length);
+            parent[length] = '\0';
+            ures_close(bundle);
+            return to_tag(parent, out, capacity);
+        }
+    }
+    if (bundle != NULL) ures_close(bundle);
+    status = U_ZERO_ERROR;
+    int32_t length = uloc_getParent(id, parent, sizeof parent, &status);
+    if (U_FAILURE(status) || length >= (int32_t)sizeof parent) return -1;
+    return to_tag(parent, out, capacity);
+}
+
+int lproj_icu_plural_category(const char *tag, double number, int fraction_digits, char *out, int capacity) {
+    char id[ULOC_FULLNAME_CAPACITY];
+    if (to_locale_id(tag, id, sizeof id) < 0) return -1;
+    UErrorCode status = U_ZERO_ERROR;
+    UPluralRules *rules = uplrules_open(id, &status);
+    if (U_FAILURE(status)) return -1;
+    UChar keyword[32];
+    int32_t length;
+    if (fraction_digits >= 0) {
+        // Format with the visible fraction digits so that "1.0" selects as ICU would for that text.
+        UNumberFormat *format = unum_open(UNUM_DECIMAL, NULL, 0, "en", NULL, &status);
+        if (U_FAILURE(status)) { uplrules_close(rules); return -1; }
+        unum_setAttribute(format, UNUM_MIN_FRACTION_DIGITS, fraction_digits);
+        unum_setAttribute(format, UNUM_MAX_FRACTION_DIGITS, fraction_digits);
+        length = uplrules_selectWithFormat(rules, number, format, keyword, 32, &status);
+        unum_close(format);
+    } else {
+        length = uplrules_select(rules, number, keyword, 32, &status);
+    }
+    uplrules_close(rules);
+    if (U_FAILURE(status) || length >= 32 || length >= capacity) return -1;
+    u_UCharsToChars(keyword, out, length);
+    out[length] = '\0';
+    return length;
+}
+
+int lproj_icu_is_right_to_left(const char *tag) {
+    char id[ULOC_FULLNAME_CAPACITY];
+    if (to_locale_id(tag, id, sizeof id) < 0) return 0;
+    return uloc_isRightToLeft(id) ? 1 : 0;
+}

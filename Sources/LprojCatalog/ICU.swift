@@ -1,0 +1,36 @@
+import CICUShim
+
+/// Swift face of the C shim over the system ICU.
+enum ICU {
+    /// "zh-TW" → "zh-Hant-TW".
+    static func maximize(_ tag: String) -> String? { call(tag, lproj_icu_maximize) }
+
+    /// "zh-Hant-TW" → "zh-TW".
+    static func minimize(_ tag: String) -> String? { call(tag, lproj_icu_minimize) }
+
+    /// The CLDR parent ("en-IN" → "en-001"); nil at the root.
+    static func parent(_ tag: String) -> String? {
+        guard let parent = call(tag, lproj_icu_parent), !parent.isEmpty else { return nil }
+        return parent
+    }
+
+    /// The plural category name of `number` in `tag`'s language.
+    static func pluralCategory(_ tag: String, _ number: Double, fractionDigits: Int?) -> String? {
+        call(tag) { tag, out, capacity in
+            lproj_icu_plural_category(tag, number, Int32(fractionDigits ?? -1), out, capacity)
+        }
+    }
+
+    static func isRightToLeft(_ tag: String) -> Bool {
+        lproj_icu_is_right_to_left(tag) == 1
+    }
+
+    private static func call(_ tag: String, _ function: (UnsafePointer<CChar>, UnsafeMutablePointer<CChar>, Int32) -> Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 160)
+        let length = buffer.withUnsafeMutableBufferPointer { out in
+            tag.withCString { function($0, out.baseAddress!, Int32(out.count)) }
+        }
+        guard length >= 0 else { return nil }
+        return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
