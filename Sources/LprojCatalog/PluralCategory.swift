@@ -1,0 +1,17 @@
+/// A CLDR plural category.
+public enum PluralCategory: String, CaseIterable, Sendable {
+    case zero, one, two, few, many, other
+
+    /// The category of `number` in `language` (a BCP 47 tag), from ICU's
+    /// CLDR rules. `fractionDigits` is how many fraction digits the number
+    /// shows (1 and 1.0 differ in some languages); nil lets the value decide.
+    public init(_ number: Double, language: String, fractionDigits: Int? = nil) {
+        let name = ICU.pluralCategory(language, number, fractionDigits: fractionDigits)
+        self = name.flatMap(PluralCategory.init(rawValue:)) ?? .other
+    }
+
+    /// The category of a whole number.
+    public init(_ number: Int, language: String) {
+        self.init(Double(number), language: language, fractionDigits: 0)
+    }
+}
