@@ -144,3 +144,37 @@ final class MatchCommandTests: XCTestCase {
         XCTAssertEqual(try runCommand("lprojctl", ["match", "--prefer", "en"]).status, 2)
     }
 }
+
+/// `lprojctl get` on the example bundle, run as the built binary.
+final class GetCommandTests: XCTestCase {
+    let bundle = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/Demo/Resources").path
+
+    func testValueAndResolutionPath() throws {
+        let result = try runCommand("lprojctl", ["get", "home_title", "--bundle", bundle, "--language", "zh-HK"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "首頁\n  chain: zh-Hant → en\n  zh-Hant/Localizable: found\n  from: table zh-Hant\n")
+    }
+
+    func testPluralWithArguments() throws {
+        XCTAssertEqual(try runCommand("lprojctl", ["get", "item_count", "--bundle", bundle, "--language", "ar", "--arg", "2"])
+            .stdout.split(separator: "\n").first, "عنصران")
+        XCTAssertEqual(try runCommand("lprojctl", ["get", "diamonds_label", "--bundle", bundle, "--language", "zh-TW", "--arg", "1,000"])
+            .stdout.split(separator: "\n").first, "1,000 顆鑽石")
+    }
+
+    func testMissingKeyExitsOneWithTheKey() throws {
+        let result = try runCommand("lprojctl", ["get", "nope", "--bundle", bundle, "--language", "en", "--json"])
+        XCTAssertEqual(result.status, 1)
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        XCTAssertEqual(object?["text"] as? String, "nope")
+        XCTAssertEqual(object?["source"] as? String, "key")
+    }
+
+    func testUsageErrors() throws {
+        XCTAssertEqual(try runCommand("lprojctl", ["get", "k"]).status, 2)
+        XCTAssertEqual(try runCommand("lprojctl", ["get", "--bundle", bundle]).status, 2)
+        XCTAssertEqual(try runCommand("lprojctl", ["get", "k", "--bundle", "/nonexistent"]).status, 2)
+        XCTAssertEqual(try runCommand("lprojctl", ["get", "k", "--bundle", bundle, "--language", "!!"]).status, 2)
+    }
+}
