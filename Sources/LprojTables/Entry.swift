@@ -6,28 +6,82 @@
 /// variable. A String Catalog unit maps the same way: `stringUnit` → `.text`,
 /// `variations` → `.plural` / `.device`, `substitutions` → `substitutions`.
 public struct Entry: Hashable, Sendable {
-    /// The string, or the variations that choose one.
-    public var value: Variants
-    /// Variables referenced as `%#@name@` from the value, by name.
-    public var substitutions: [String: Substitution]
-    /// The translation state a String Catalog records; nil elsewhere.
-    public var state: TranslationState?
+    /// A plain string is stored inline; anything richer in a shared box, so
+    /// an entry is 16 bytes and a 100k-key table stays compact.
+    private enum Storage: Hashable, Sendable {
+        case text(String)
+        case rich(Rich)
+    }
+
+    private final class Rich: Hashable, Sendable {
+        let value: Variants
+        let substitutions: [String: Substitution]
+        let state: TranslationState?
+
+        init(value: Variants, substitutions: [String: Substitution], state: TranslationState?) {
+            self.value = value
+            self.substitutions = substitutions
+            self.state = state
+        }
+
+        static func == (lhs: Rich, rhs: Rich) -> Bool {
+            lhs === rhs || (lhs.value == rhs.value && lhs.substitutions == rhs.substitutions && lhs.state == rhs.state)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(value)
+            hasher.combine(substitutions)
+            hasher.combine(state)
+        }
+    }
+
+    private let storage: Storage
 
     public init(value: Variants, substitutions: [String: Substitution] = [:], state: TranslationState? = nil) {
-        self.value = value
-        self.substitutions = substitutions
-        self.state = state
+        if case .text(let text) = value, substitutions.isEmpty, state == nil {
+            storage = .text(text)
+        } else {
+            storage = .rich(Rich(value: value, substitutions: substitutions, state: state))
+        }
     }
 
     /// A plain string entry.
     public init(text: String) {
-        self.init(value: .text(text))
+        storage = .text(text)
+    }
+
+    /// The string, or the variations that choose one.
+    public var value: Variants {
+        switch storage {
+        case .text(let text): return .text(text)
+        case .rich(let rich): return rich.value
+        }
+    }
+
+    /// Variables referenced as `%#@name@` from the value, by name.
+    public var substitutions: [String: Substitution] {
+        switch storage {
+        case .text: return [:]
+        case .rich(let rich): return rich.substitutions
+        }
+    }
+
+    /// The translation state a String Catalog records; nil elsewhere.
+    public var state: TranslationState? {
+        switch storage {
+        case .text: return nil
+        case .rich(let rich): return rich.state
+        }
     }
 
     /// The string of a plain entry (no variations, no substitutions); nil otherwise.
     public var text: String? {
-        if case .text(let string) = value, substitutions.isEmpty { return string }
-        return nil
+        switch storage {
+        case .text(let text): return text
+        case .rich(let rich):
+            if case .text(let text) = rich.value, rich.substitutions.isEmpty { return text }
+            return nil
+        }
     }
 }
 
