@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "LprojTables", targets: ["LprojTables"]),
         .library(name: "LprojCatalog", targets: ["LprojCatalog"]),
+        .library(name: "LprojProtocol", targets: ["LprojProtocol"]),
         .executable(name: "lprojctl", targets: ["lprojctl"]),
         .executable(name: "lproj-bench", targets: ["lproj-bench"]),
     ],
@@ -20,12 +21,15 @@ let package = Package(
         ),
         // Languages: tags, Apple-compatible matching, fallback, plurals, formatting, lookup.
         .target(name: "LprojCatalog", dependencies: ["LprojTables", "CICUShim"]),
+        // The wire protocol: one Codable type per message, and the line framing. No I/O.
+        .target(name: "LprojProtocol", dependencies: ["LprojTables"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
         .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojCommandLine"]),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCommandLine"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
+        .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
     ],
     swiftLanguageModes: [.v6]

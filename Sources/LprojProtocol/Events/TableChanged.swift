@@ -1,0 +1,26 @@
+import LprojTables
+
+/// `table-changed`: a table's served entries changed — a save, a fix after a
+/// broken save (diffed against the last good version), a rescan.
+public struct TableChanged: Event {
+    public static let name = "table-changed"
+
+    public var clock: Clock
+    public var bundle: String
+    public var language: String
+    public var table: String
+    public var added: [String: Entry]
+    /// New values of changed keys.
+    public var changed: [String: Entry]
+    public var removed: [String]
+
+    public init(clock: Clock, bundle: String, language: String, table: String, diff: TableDiff) {
+        self.clock = clock
+        self.bundle = bundle
+        self.language = language
+        self.table = table
+        added = diff.added
+        changed = diff.changed.mapValues(\.new)
+        removed = diff.removed
+    }
+}

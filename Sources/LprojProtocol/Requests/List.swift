@@ -1,0 +1,61 @@
+/// `list`: every bundle the daemon knows, its localizations and tables, and
+/// each table's health.
+public struct List: Request {
+    public static let op = "list"
+
+    public init() {}
+
+    public struct Reply: Codable, Sendable, Equatable {
+        public var bundles: [BundleSummary]
+
+        public init(bundles: [BundleSummary]) {
+            self.bundles = bundles
+        }
+    }
+}
+
+/// A bundle in a `list` reply.
+public struct BundleSummary: Codable, Sendable, Equatable {
+    public var path: String
+    public var localizations: [LocalizationSummary]
+
+    public init(path: String, localizations: [LocalizationSummary]) {
+        self.path = path
+        self.localizations = localizations
+    }
+}
+
+/// A localization in a `list` reply.
+public struct LocalizationSummary: Codable, Sendable, Equatable {
+    public var name: String
+    public var tables: [TableSummary]
+
+    public init(name: String, tables: [TableSummary]) {
+        self.name = name
+        self.tables = tables
+    }
+}
+
+/// A table in a `list` reply: how many entries are served and whether the
+/// file on disk is currently broken (then the last good version is served).
+public struct TableSummary: Codable, Sendable, Equatable {
+    public enum Health: String, Codable, Sendable {
+        case ok
+        /// The file has errors now; the last good version is served.
+        case invalid
+    }
+
+    public var name: String
+    public var entries: Int
+    public var health: Health
+    public var errors: Int
+    public var warnings: Int
+
+    public init(name: String, entries: Int, health: Health, errors: Int = 0, warnings: Int = 0) {
+        self.name = name
+        self.entries = entries
+        self.health = health
+        self.errors = errors
+        self.warnings = warnings
+    }
+}

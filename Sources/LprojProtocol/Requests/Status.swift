@@ -1,0 +1,53 @@
+/// `status`: what the daemon is doing: uptime, roots and watches, clients,
+/// queue depths, counters.
+public struct Status: Request {
+    public static let op = "status"
+
+    public init() {}
+
+    public struct Reply: Codable, Sendable, Equatable {
+        public var server: String
+        public var instance: String
+        public var clock: Clock
+        public var uptimeSeconds: Double
+        public var roots: [String]
+        public var watches: Int
+        public var bundles: Int
+        public var tables: Int
+        public var clients: [Client]
+        /// Named counters: events published, files parsed, parse errors, overflows, resyncs…
+        public var counters: [String: UInt64]
+
+        public init(server: String, instance: String, clock: Clock, uptimeSeconds: Double, roots: [String], watches: Int,
+                    bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64]) {
+            self.server = server
+            self.instance = instance
+            self.clock = clock
+            self.uptimeSeconds = uptimeSeconds
+            self.roots = roots
+            self.watches = watches
+            self.bundles = bundles
+            self.tables = tables
+            self.clients = clients
+            self.counters = counters
+        }
+    }
+
+    /// A connected client.
+    public struct Client: Codable, Sendable, Equatable {
+        public var name: String?
+        public var app: String?
+        public var pid: Int32?
+        public var subscriptions: [String]
+        /// Bytes waiting to be written to it.
+        public var queuedBytes: Int
+
+        public init(name: String?, app: String?, pid: Int32?, subscriptions: [String], queuedBytes: Int) {
+            self.name = name
+            self.app = app
+            self.pid = pid
+            self.subscriptions = subscriptions
+            self.queuedBytes = queuedBytes
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Encoding and decoding whole lines of the protocol.
+public enum Wire {
+    /// The protocol version this module speaks.
+    public static let version = 1
+
+    /// The `id` and `op` of a request line, read before its type is known.
+    public struct Header: Decodable, Sendable {
+        public var id: RequestID
+        public var op: String
+    }
+
+    /// A request line whose `op` is known and whose fields decoded.
+    public struct Decoded<R: Request>: Sendable {
+        public var id: RequestID
+        public var request: R
+    }
+
+    /// Reads the header of a request line, or says what is wrong with it.
+    public static func header(of line: [UInt8]) -> Result<Header, ProtocolErrorWithID> {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(line))
+        } catch {
+            return .failure(.init(id: nil, error: ProtocolError(.malformed, "the line is not JSON")))
+        }
+        guard let dictionary = object as? [String: Any] else {
+            return .failure(.init(id: nil, error: ProtocolError(.malformed, "a request is a JSON object")))
+        }
+        let id = (try? JSONDecoder().decode(IDOnly.self, from: Data(line)))?.id
+        guard id != nil else {
+            let field = dictionary["id"] == nil ? ProtocolError(.missingField, "a request needs an \"id\"", field: "id")
+                : ProtocolError(.invalidField, "\"id\" must be a number or a string", field: "id")
+            return .failure(.init(id: nil, error: field))
+        }
+        guard let op = dictionary["op"] as? String else {
+            let error = dictionary["op"] == nil ? ProtocolError(.missingField, "a request needs an \"op\"", field: "op")
+                : ProtocolError(.invalidField, "\"op\" must be a string", field: "op")
+            return .failure(.init(id: id, error: error))
+        }
+        return .success(Header(id: id!, op: op))
+    }
+
+    /// Decodes the fields of request type `R` from its line; errors name the field.
+    public static func decode<R: Request>(_ type: R.Type, from line: [UInt8], id: RequestID) -> Result<R, ProtocolError> {
+        do {
+            return .success(try JSONDecoder().decode(R.self, from: Data(line)))
+        } catch let error as DecodingError {
+            return .failure(describe(error))
+        } catch {
+            return .failure(ProtocolError(.malformed, "\(error)"))
+        }
+    }
+
+    /// A request line: `{"id":…,"op":…, fields…}` and a newline.
+    public static func encode<R: Request>(_ request: R, id: RequestID) throws -> [UInt8] {
+        try line(RequestEnvelope(id: id, request: request))
+    }
+
+    /// A success reply line: `{"id":…,"ok":true, fields…}`.
+    public static func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID) throws -> [UInt8] {
+        try line(ReplyEnvelope(id: id, reply: reply))
+    }
+
+    /// An error reply line: `{"id":…,"ok":false,"error":{"code","message","field"}}`.
+    public static func failure(_ error: ProtocolError, to id: RequestID?) -> [UInt8] {
+        (try? line(FailureEnvelope(id: id, ok: false, error: error))) ?? Array("{\"ok\":false}\n".utf8)
+    }
+
+    /// An event line: `{"sub":…,"event":…, fields…}`.
+    public static func event<E: Event>(_ event: E, subscription: String) throws -> [UInt8] {
+        try line(EventEnvelope(subscription: subscription, event: event))
+    }
+
+    /// One JSON object and a newline; keys sorted, slashes unescaped.
+    static func line(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var bytes = Array(try encoder.encode(value))
+        bytes.append(0x0A)
+        return bytes
+    }
+
+    /// A decoding failure as a protocol error naming the field.
+    static func describe(_ error: DecodingError) -> ProtocolError {
+        func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            (codingPath + (last.map { [$0] } ?? [])).map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath, key)
+            return ProtocolError(.missingField, "missing field \"\(field)\"", field: field)
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            let field = path(context.codingPath)
+            return ProtocolError(.invalidField, "field \"\(field)\" has the wrong type: \(context.debugDescription)", field: field)
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            return ProtocolError(.invalidField, field.isEmpty ? context.debugDescription : "field \"\(field)\": \(context.debugDescription)",
+                                 field: field.isEmpty ? nil : field)
+        @unknown default:
+            return ProtocolError(.malformed, "\(error)")
+        }
+    }
+
+    private struct IDOnly: Decodable { var id: RequestID }
+}
+
+/// A protocol error and the id of the request it answers (nil when the id could not be read).
+public struct ProtocolErrorWithID: Error, Sendable {
+    public var id: RequestID?
+    public var error: ProtocolError
+}
+
+private enum EnvelopeKeys: String, CodingKey {
+    case id, op, ok, error, sub, event
+}
+
+private struct RequestEnvelope<R: Request>: Encodable {
+    var id: RequestID
+    var request: R
+
+    func encode(to encoder: any Encoder) throws {
+        try request.encode(to: encoder)
+        var container = encoder.container(keyedBy: EnvelopeKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(R.op, forKey: .op)
+    }
+}
+
+private struct ReplyEnvelope<Reply: Encodable>: Encodable {
+    var id: RequestID
+    var reply: Reply
+
+    func encode(to encoder: any Encoder) throws {
+        try reply.encode(to: encoder)
+        var container = encoder.container(keyedBy: EnvelopeKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(true, forKey: .ok)
+    }
+}
+
+private struct FailureEnvelope: Encodable {
+    var id: RequestID?
+    var ok: Bool
+    var error: ProtocolError
+}
+
+private struct EventEnvelope<E: Event>: Encodable {
+    var subscription: String
+    var event: E
+
+    func encode(to encoder: any Encoder) throws {
+        try event.encode(to: encoder)
+        var container = encoder.container(keyedBy: EnvelopeKeys.self)
+        try container.encode(subscription, forKey: .sub)
+        try container.encode(E.name, forKey: .event)
+    }
+}
+
+/// Something the daemon pushes to a subscription, unasked.
+public protocol Event: Codable, Sendable {
+    /// The `event` on the wire, e.g. `"table-changed"`.
+    static var name: String { get }
+}
