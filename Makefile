@@ -36,10 +36,15 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## demo: the main job on the example bundle (for now: lint it, dump tables).
+## demo: the main job on the example bundle (until the daemon lands: lint it,
+## dump tables, resolve keys as an app in several languages would).
 demo: build
 	@echo "== lprojctl lint Examples/Demo/Resources"
 	@$(BIN_DEBUG)/lprojctl lint Examples/Demo/Resources
+	@for lang in zh-HK en-AU ar ja; do \
+	  echo "== lprojctl get item_count --bundle Examples/Demo/Resources --language $$lang --arg 2"; \
+	  $(BIN_DEBUG)/lprojctl get item_count --bundle Examples/Demo/Resources --language $$lang --arg 2 || exit $$?; \
+	done
 	@for lang in en zh-Hant ar; do \
 	  echo "== lprojctl dump Examples/Demo/Resources/$$lang.lproj/Localizable.strings"; \
 	  $(BIN_DEBUG)/lprojctl dump Examples/Demo/Resources/$$lang.lproj/Localizable.strings || exit $$?; \
