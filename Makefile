@@ -69,8 +69,9 @@ fuzz: deps
 	@# runtime's caches grow), so the search runs without them...
 	$(FUZZ_ASAN) .build/fuzz/fuzz-tables -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
 	  -detect_leaks=0 -artifact_prefix=fuzz-artifacts/ -print_final_stats=1 .build/fuzz/work .build/fuzz/seeds
-	@# ...and every input it found interesting is then run once with them.
-	$(FUZZ_ASAN) $(FUZZ_LSAN) .build/fuzz/fuzz-tables -runs=0 -detect_leaks=1 -artifact_prefix=fuzz-artifacts/ \
+	@# ...and every input it found interesting is then run once with them
+	@# (with allocation stacks: LeakSanitizer reports nothing without them).
+	$(FUZZ_LSAN) .build/fuzz/fuzz-tables -runs=0 -detect_leaks=1 -artifact_prefix=fuzz-artifacts/ \
 	  .build/fuzz/work .build/fuzz/seeds
 
 ## bench: lproj-bench parse on the corpus and generated tables.

@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "LprojTables", targets: ["LprojTables"]),
         .library(name: "LprojCatalog", targets: ["LprojCatalog"]),
         .library(name: "LprojProtocol", targets: ["LprojProtocol"]),
+        .library(name: "LprojWatch", targets: ["LprojWatch"]),
         .executable(name: "lprojctl", targets: ["lprojctl"]),
         .executable(name: "lproj-bench", targets: ["lproj-bench"]),
     ],
@@ -21,6 +22,10 @@ let package = Package(
         ),
         // Languages: tags, Apple-compatible matching, fallback, plurals, formatting, lookup.
         .target(name: "LprojCatalog", dependencies: ["LprojTables", "CICUShim"]),
+        // libinotifytools, owned by LprojWatch's one thread.
+        .systemLibrary(name: "CInotifyTools"),
+        // inotify turned into coalesced, normalised file events.
+        .target(name: "LprojWatch", dependencies: ["CInotifyTools"]),
         // The wire protocol: one Codable type per message, and the line framing. No I/O.
         .target(name: "LprojProtocol", dependencies: ["LprojTables"]),
         // Small command-line plumbing shared by the executables.
@@ -30,6 +35,7 @@ let package = Package(
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),
+        .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
     ],
     swiftLanguageModes: [.v6]

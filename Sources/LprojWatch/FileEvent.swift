@@ -1,0 +1,45 @@
+/// A change to the watched trees, normalised from inotify's events.
+public enum FileEvent: Hashable, Sendable {
+    /// A complete file is at this path: it was closed after writing, moved or
+    /// renamed into place, or found in a directory that just appeared. Never
+    /// reported for a half-written file (a bare `IN_MODIFY`).
+    case written(String)
+    /// The file at this path was deleted or moved away.
+    case removed(String)
+    /// A directory appeared (created, or moved in) and is now watched; the
+    /// files already in it follow as `written`.
+    case directoryAppeared(String)
+    /// A directory was deleted or moved away; nothing under it is watched any more.
+    case directoryGone(String)
+    /// The kernel's queue overflowed and events were lost: rescan the roots.
+    case overflow
+
+    /// The path the event is about (nil for `overflow`).
+    public var path: String? {
+        switch self {
+        case .written(let path), .removed(let path), .directoryAppeared(let path), .directoryGone(let path): return path
+        case .overflow: return nil
+        }
+    }
+}
+
+/// Names editors and sync tools give their temporary files, which are never tables.
+public enum TemporaryFiles {
+    /// Whether a file name is an editor or tool temporary: `name~`, vim's
+    /// `.name.swp` / `.swx` / `4913`, emacs' `.#name` and `#name#`, rsync's
+    /// `.name.XXXXXX`, `*.tmp`.
+    public static func isTemporary(_ name: String) -> Bool {
+        if name.hasSuffix("~") || name.hasSuffix(".tmp") || name == "4913" { return true }
+        if name.hasPrefix(".#") || (name.hasPrefix("#") && name.hasSuffix("#")) { return true }
+        if name.hasPrefix("."), name.hasSuffix(".swp") || name.hasSuffix(".swx") || name.hasSuffix(".swo") { return true }
+        // rsync: ".Localizable.strings.Ab12Cd" — a dot, the real name, a dot, six characters.
+        if name.hasPrefix("."), let dot = name.lastIndex(of: "."), dot != name.startIndex {
+            let suffix = name[name.index(after: dot)...]
+            if suffix.count == 6, suffix.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }),
+               name[name.index(after: name.startIndex)..<dot].contains(".") {
+                return true
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,379 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CInotifyTools
+import Foundation
+import Synchronization
+
+/// Watches directory trees with inotify (through libinotifytools) on one
+/// thread of its own, and hands batches of `FileEvent`s to a callback.
+///
+/// - Recursive: directories that appear are watched *and then listed*, so
+///   files created in them before the watch existed are still reported.
+/// - A batch is everything that happened up to a moment: after the first
+///   event the watcher drops a marker file into a private control directory
+///   and reads until the marker's own event comes back — inotify keeps one
+///   queue per instance, so every earlier event has then been read. No
+///   timers, no polling: an idle watcher sleeps in `select`.
+/// - `sync` uses the same marker to answer "every change made before now has
+///   been delivered".
+/// - libinotifytools keeps global state and is not thread-safe, so only one
+///   `Watcher` may exist in a process, and only its thread calls the library.
+public final class Watcher: Sendable {
+    /// Why a watcher could not start.
+    public struct StartError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// The directories watched, as given.
+    public let roots: [String]
+    private let control: String
+    private let state = Shared()
+    private static let instanceExists = Mutex(false)
+
+    /// State the watcher's thread and its callers share, behind one lock.
+    fileprivate final class Shared: Sendable {
+        struct Fields {
+            var nextSync = 0
+            var syncs: [Int: @Sendable () -> Void] = [:]
+            var watchCount = 0
+            var stopped = false
+            var running = false
+            var finished = false
+            var failure: String?
+        }
+
+        private let mutex = Mutex(Fields())
+        /// Signalled once when the thread has finished.
+        let done = DispatchSemaphore(value: 0)
+
+        func withLock<Result>(_ body: (inout Fields) -> Result) -> Result {
+            mutex.withLock { body(&$0) }
+        }
+    }
+
+    /// Starts watching `roots` (which must be directories). `isIgnored` gets
+    /// file names (not paths) and filters out temporaries; `deliver` is
+    /// called on the watcher's thread with each batch, in order.
+    public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
+                deliver: @escaping @Sendable ([FileEvent]) -> Void) throws(StartError) {
+        let claimed = Self.instanceExists.withLock { exists -> Bool in
+            if exists { return false }
+            exists = true
+            return true
+        }
+        guard claimed else { throw StartError(description: "only one watcher may run in a process (libinotifytools keeps global state)") }
+        var template = Array((ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp").utf8CString.dropLast()) + Array("/lprojd-watch-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            Self.instanceExists.withLock { $0 = false }
+            throw StartError(description: "cannot create the watcher's control directory: \(String(cString: strerror(errno)))")
+        }
+        control = String(cString: made)
+        self.roots = roots
+        for root in roots {
+            var info = stat()
+            guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                rmdir(control)
+                Self.instanceExists.withLock { $0 = false }
+                throw StartError(description: "\(root): not a directory")
+            }
+        }
+        let started = DispatchSemaphore(value: 0)
+        let loopRoots = roots, control = control, state = state
+        state.withLock { $0.running = true }
+        let thread = Thread {
+            guard let loop = WatchLoop(roots: loopRoots, control: control, isIgnored: isIgnored) else {
+                state.withLock {
+                    $0.failure = "cannot start inotify: \(String(cString: strerror(inotifytools_error())))"
+                    $0.finished = true
+                }
+                inotifytools_cleanup()
+                state.done.signal()
+                started.signal()
+                return
+            }
+            state.withLock { $0.watchCount = loop.watchCount }
+            started.signal()
+            loop.run(deliver: deliver, state: state)
+        }
+        thread.name = "lprojd-watch"
+        thread.start()
+        started.wait()
+        if let message = state.withLock({ $0.failure }) {
+            rmdir(control)
+            Self.instanceExists.withLock { $0 = false }
+            throw StartError(description: message)
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// How many directories are watched.
+    public var watchCount: Int { state.withLock { $0.watchCount } }
+
+    /// Calls `completion` (on the watcher's thread) once every change made
+    /// before this call has been delivered.
+    public func sync(_ completion: @escaping @Sendable () -> Void) {
+        let number = state.withLock { state -> Int? in
+            guard !state.finished else { return nil }
+            state.nextSync += 1
+            state.syncs[state.nextSync] = completion
+            return state.nextSync
+        }
+        guard let number else { return completion() }
+        WatchLoop.touch(control + "/sync-\(number)")
+    }
+
+    /// Stops the thread and releases inotify. Idempotent.
+    public func stop() {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped && state.running
+        }
+        guard first else { return }
+        WatchLoop.touch(control + "/stop")
+        // The thread finishes as soon as it reads the marker.
+        state.done.wait()
+        rmdir(control)
+        Self.instanceExists.withLock { $0 = false }
+    }
+}
+
+/// Everything that runs on the watcher's thread, the only one that calls libinotifytools.
+private final class WatchLoop {
+    static let mask: Int32 = Int32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+
+    let roots: [String]
+    let control: String
+    let isIgnored: (String) -> Bool
+    /// Watched directories, with a trailing slash as libinotifytools names them.
+    var watched = Set<String>()
+    var controlDescriptor: Int32 = -1
+    var markers = 0
+    /// Roots that are gone, by the parent watched to see them return.
+    var missingRoots: [String: String] = [:]
+
+    init?(roots: [String], control: String, isIgnored: @escaping (String) -> Bool) {
+        self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
+        self.control = control
+        self.isIgnored = isIgnored
+        guard inotifytools_initialize() != 0 else { return nil }
+        guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else { return nil }
+        controlDescriptor = inotifytools_wd_from_filename(control + "/")
+        for root in self.roots { _ = watchTree(root) }
+    }
+
+    var watchCount: Int { watched.count }
+
+    func run(deliver: ([FileEvent]) -> Void, state: Watcher.Shared) {
+        var stop = false
+        while !stop {
+            guard let first = inotifytools_next_event(-1) else { break }
+            var raw = [RawEvent(first)]
+            // Read up to a marker of our own: everything queued before it is then read.
+            markers += 1
+            let marker = "flush-\(markers)"
+            Self.touch(control + "/" + marker)
+            while let next = inotifytools_next_event(-1) {
+                let event = RawEvent(next)
+                if event.descriptor == controlDescriptor, event.name == marker {
+                    unlink(control + "/" + marker)
+                    break
+                }
+                raw.append(event)
+            }
+            var events: [FileEvent] = []
+            var syncs: [Int] = []
+            for event in raw {
+                if event.descriptor == controlDescriptor {
+                    if event.name == "stop" { stop = true }
+                    if event.name.hasPrefix("sync-"), let number = Int(event.name.dropFirst(5)) { syncs.append(number) }
+                    unlink(control + "/" + event.name)
+                    continue
+                }
+                translate(event, into: &events)
+            }
+            let count = watched.count
+            state.withLock { $0.watchCount = count }
+            if !events.isEmpty { deliver(Self.coalesce(events)) }
+            let completions = state.withLock { state in syncs.compactMap { state.syncs.removeValue(forKey: $0) } }
+            for completion in completions { completion() }
+        }
+        inotifytools_cleanup()
+        let pending = state.withLock { state -> [@Sendable () -> Void] in
+            state.finished = true
+            defer { state.syncs = [:] }
+            return Array(state.syncs.values)
+        }
+        for completion in pending { completion() }
+        state.done.signal()
+    }
+
+    /// One inotify event, copied out of the library's buffer.
+    struct RawEvent {
+        var descriptor: Int32
+        var mask: UInt32
+        var name: String
+
+        init(_ event: UnsafeMutablePointer<inotify_event>) {
+            descriptor = event.pointee.wd
+            mask = event.pointee.mask
+            if event.pointee.len > 0 {
+                // The name follows the fixed part of the struct (a C flexible array member).
+                let bytes = UnsafeRawPointer(event) + MemoryLayout<inotify_event>.size
+                name = String(cString: bytes.assumingMemoryBound(to: CChar.self))
+            } else {
+                name = ""
+            }
+        }
+    }
+
+    private func translate(_ event: RawEvent, into events: inout [FileEvent]) {
+        if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            events.append(.overflow)
+            for root in roots { _ = watchTree(root) }   // pick up directories whose creation was lost
+            return
+        }
+        guard let directoryName = inotifytools_filename_from_wd(event.descriptor).map({ String(cString: $0) }) else { return }
+        let directory = directoryName.hasSuffix("/") ? String(directoryName.dropLast()) : directoryName
+        if let root = missingRoots.first(where: { $0.value == directory })?.key, !event.name.isEmpty,
+           root == directory + "/" + event.name, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+            // A root came back.
+            missingRoots[root] = nil
+            releaseParentWatch(directory)
+            events += watchTree(root)
+            return
+        }
+        if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0, event.name.isEmpty {
+            if roots.contains(directory) {
+                rootGone(directory, movedAway: event.mask & UInt32(IN_MOVE_SELF) != 0, into: &events)
+            }
+            return
+        }
+        guard !event.name.isEmpty else { return }
+        let path = directory + "/" + event.name
+        if event.mask & UInt32(IN_ISDIR) != 0 {
+            if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                events += watchTree(path)
+            } else if event.mask & UInt32(IN_MOVED_FROM) != 0 {
+                unwatchTree(path, removingFromKernel: true)
+                events.append(.directoryGone(path))
+            } else if event.mask & UInt32(IN_DELETE) != 0 {
+                // The kernel dropped those watches itself when the directories went.
+                unwatchTree(path, removingFromKernel: false)
+                events.append(.directoryGone(path))
+            }
+            return
+        }
+        guard !isIgnored(event.name) else { return }
+        if event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
+            events.append(.written(path))
+        } else if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+            events.append(.removed(path))
+        }
+    }
+
+    /// Watches `path` and every directory under it, then lists them: events
+    /// for the directory and for each file already there.
+    private func watchTree(_ path: String) -> [FileEvent] {
+        var events: [FileEvent] = []
+        var pending = [path]
+        while let directory = pending.popLast() {
+            let key = directory + "/"
+            if !watched.contains(key) {
+                // Watch first, then list: nothing created in between is missed.
+                guard inotifytools_watch_file(directory, Self.mask) != 0 else { continue }
+                watched.insert(key)
+                events.append(.directoryAppeared(directory))
+            }
+            guard let handle = opendir(directory) else { continue }
+            defer { closedir(handle) }
+            while let entry = readdir(handle) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+                }
+                guard name != ".", name != ".." else { continue }
+                let child = directory + "/" + name
+                var info = stat()
+                guard lstat(child, &info) == 0 else { continue }
+                switch info.st_mode & S_IFMT {
+                case S_IFDIR: pending.append(child)
+                case S_IFREG: if !isIgnored(name) { events.append(.written(child)) }
+                default: break
+                }
+            }
+        }
+        return events
+    }
+
+    /// Forgets the watches on `path` and below; a directory moved away still
+    /// has kernel watches, which are removed.
+    private func unwatchTree(_ path: String, removingFromKernel: Bool) {
+        let prefix = path + "/"
+        for key in watched where key.hasPrefix(prefix) {
+            if removingFromKernel { inotifytools_remove_watch_by_filename(key) }
+            watched.remove(key)
+        }
+    }
+
+    /// Stops watching a root's parent once no missing root needs it (unless
+    /// it is itself a watched directory).
+    private func releaseParentWatch(_ directory: String) {
+        let key = directory + "/"
+        guard !watched.contains(key), !missingRoots.values.contains(directory) else { return }
+        inotifytools_remove_watch_by_filename(key)
+    }
+
+    /// A root went away: forget its watches and watch its nearest existing
+    /// ancestor for its return.
+    private func rootGone(_ root: String, movedAway: Bool, into events: inout [FileEvent]) {
+        // A moved tree keeps its kernel watches (they would follow it); a deleted one has none left.
+        unwatchTree(root, removingFromKernel: movedAway)
+        events.append(.directoryGone(root))
+        var ancestor = (root as NSString).deletingLastPathComponent
+        while !ancestor.isEmpty, access(ancestor, F_OK) != 0 { ancestor = (ancestor as NSString).deletingLastPathComponent }
+        // Only the direct parent is watched for the name; a deeper loss waits for an overflow rescan.
+        let parent = (root as NSString).deletingLastPathComponent
+        if ancestor == parent, !watched.contains(parent + "/") {
+            _ = inotifytools_watch_file(parent, Int32(IN_CREATE | IN_MOVED_TO))
+        }
+        missingRoots[root] = parent
+    }
+
+    /// Later events about a path replace earlier ones within a batch, except
+    /// that directory events and overflow are kept in order.
+    static func coalesce(_ events: [FileEvent]) -> [FileEvent] {
+        var lastIndex: [String: Int] = [:]
+        for (index, event) in events.enumerated() {
+            switch event {
+            case .written(let path), .removed(let path): lastIndex[path] = index
+            default: break
+            }
+        }
+        var result: [FileEvent] = []
+        for (index, event) in events.enumerated() {
+            switch event {
+            case .written(let path), .removed(let path):
+                if lastIndex[path] == index { result.append(event) }
+            case .overflow:
+                if !result.contains(.overflow) { result.append(event) }
+            default:
+                result.append(event)
+            }
+        }
+        return result
+    }
+
+    /// Creates an empty file (a control marker).
+    static func touch(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+    }
+}
+
+extension Watcher {
+    /// Exposed for tests: the coalescing of one batch.
+    static func coalesce(_ events: [FileEvent]) -> [FileEvent] { WatchLoop.coalesce(events) }
+}
