@@ -4,7 +4,8 @@
 // Oracles beyond "no crash, no hang, no leak":
 // - a .strings text we accept without errors round-trips through the writer;
 // - where PropertyListSerialization accepts a text .strings file and we
-//   report no error, both give the same values.
+//   report no error, both give the same values;
+// - a binary plist we read without error, Foundation reads to the same values.
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -15,6 +16,10 @@ public func fuzzTables(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     _ = StringCatalogFile(bytes: bytes, path: "fuzz.xcstrings")
     for diagnostic in strings.diagnostics {
         precondition(diagnostic.line >= 1 && diagnostic.column >= 1, "bad position \(diagnostic)")
+    }
+    if strings.form == .binaryPropertyList, !strings.diagnostics.containsErrors {
+        let theirs = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: String]
+        precondition(theirs == strings.table.entries.compactMapValues(\.text), "binary plist read differently from Foundation")
     }
     guard !strings.diagnostics.containsErrors, case .text = strings.form else { return 0 }
     if let text = try? StringsWriter.text(for: strings.table) {

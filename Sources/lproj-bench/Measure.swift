@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// Timing helpers: a monotonic clock and medians. Peers are measured in
-/// alternating rounds so that machine noise hits both alike.
+/// Timing helpers: CPU time per call. Peers are measured in alternating
+/// rounds so that machine noise hits both alike, and each keeps its best round.
 enum Measure {
     /// Seconds on the monotonic clock.
     static func now() -> Double {
@@ -36,12 +36,6 @@ enum Measure {
         var time = timespec()
         clock_gettime(clock, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     /// `value` with `digits` decimals.

@@ -9,8 +9,10 @@ let help = """
     Benchmarks (each runs lprojd's code and its peer side by side, in one run):
       parse [--json] [--rounds N] PATH...          parse .strings files (or directories of them)
       parse [--json] [--rounds N] --generate N,... parse generated tables of N keys
-            with LprojTables and with Foundation's PropertyListSerialization;
-            prints MB/s for both, the ratio, and whether the values are identical.
+            with LprojTables and with Foundation's PropertyListSerialization, in
+            N alternating rounds (default 25) of at least 0.3 s CPU time each;
+            prints the best round's MB/s for both, the ratio, and whether the
+            values are identical.
             --profile-lprojd runs only LprojTables for 5 s (for perf), printing nothing.
 
     Options:

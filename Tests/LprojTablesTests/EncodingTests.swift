@@ -66,6 +66,25 @@ final class EncodingTests: XCTestCase {
         XCTAssertEqual(parsed.diagnostics.map(\.message), ["the value of \"a\" must be a string, found an array"])
     }
 
+    func testBinaryPropertyListEdgeCases() throws {
+        // Not a dictionary of strings: Foundation's path words the error.
+        let nested = try PropertyListSerialization.data(fromPropertyList: ["a": ["nested"], "b": "ok"], format: .binary, options: 0)
+        XCTAssertEqual(StringsFile(bytes: nested, path: "x.strings").diagnostics.map(\.message),
+                       ["the value of \"a\" must be a string, found an array"])
+        // Many entries (extended counts, two-byte references) and every kind of string.
+        var big: [String: String] = [:]
+        for index in 0..<700 { big["key \(index) ключ"] = index % 2 == 0 ? "ascii \(index)" : "ünïcödé \(index) 😀" }
+        let data = try PropertyListSerialization.data(fromPropertyList: big, format: .binary, options: 0)
+        XCTAssertEqual(strings(StringsFile(bytes: data, path: "x.strings").table), big)
+        // Truncated and damaged files fail cleanly, never crash.
+        for cut in [9, 40, data.count / 2, data.count - 1] {
+            XCTAssertTrue(StringsFile(bytes: data.prefix(cut), path: "x.strings").diagnostics.containsErrors, "cut at \(cut)")
+        }
+        var damaged = Array(data)
+        damaged[damaged.count - 9] ^= 0xFF   // the offset table's position
+        XCTAssertTrue(StringsFile(bytes: damaged, path: "x.strings").diagnostics.containsErrors)
+    }
+
     func testUTF16LineNumbersFollowTheText() {
         let bad = "\"a\" = \"b\";\n\"c\" = \"d\"\n"
         let parsed = StringsFile(bytes: [0xFF, 0xFE] + utf16(bad, bigEndian: false), path: "x.strings")
