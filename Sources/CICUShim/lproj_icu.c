@@ -29,22 +29,24 @@ static int to_tag(const char *id, char *out, int capacity) {
     return length;
 }
 
-int lproj_icu_maximize(const char *tag, char *out, int capacity) {
-    char id[ULOC_FULLNAME_CAPACITY], maximized[ULOC_FULLNAME_CAPACITY];
+// Applies an ICU locale-ID transformation (likely subtags) to a BCP 47 tag.
+typedef int32_t (*locale_transform)(const char *, char *, int32_t, UErrorCode *);
+
+static int transform_tag(const char *tag, locale_transform transform, char *out, int capacity) {
+    char id[ULOC_FULLNAME_CAPACITY], result[ULOC_FULLNAME_CAPACITY];
     if (to_locale_id(tag, id, sizeof id) < 0) return -1;
     UErrorCode status = U_ZERO_ERROR;
-    int32_t length = uloc_addLikelySubtags(id, maximized, sizeof maximized, &status);
-    if (U_FAILURE(status) || length >= (int32_t)sizeof maximized) return -1;
-    return to_tag(maximized, out, capacity);
+    int32_t length = transform(id, result, sizeof result, &status);
+    if (U_FAILURE(status) || length >= (int32_t)sizeof result) return -1;
+    return to_tag(result, out, capacity);
+}
+
+int lproj_icu_maximize(const char *tag, char *out, int capacity) {
+    return transform_tag(tag, uloc_addLikelySubtags, out, capacity);
 }
 
 int lproj_icu_minimize(const char *tag, char *out, int capacity) {
-    char id[ULOC_FULLNAME_CAPACITY], minimized[ULOC_FULLNAME_CAPACITY];
-    if (to_locale_id(tag, id, sizeof id) < 0) return -1;
-    UErrorCode status = U_ZERO_ERROR;
-    int32_t length = uloc_minimizeSubtags(id, minimized, sizeof minimized, &status);
-    if (U_FAILURE(status) || length >= (int32_t)sizeof minimized) return -1;
-    return to_tag(minimized, out, capacity);
+    return transform_tag(tag, uloc_minimizeSubtags, out, capacity);
 }
 
 int lproj_icu_parent(const char *tag, char *out, int capacity) {
