@@ -16,7 +16,8 @@ enum BinaryPropertyList {
               let topObject = number(bytes, at: trailer + 16, size: 8),
               let tableOffset = number(bytes, at: trailer + 24, size: 8),
               objectCount > 0, objectCount < count, topObject < objectCount,
-              tableOffset >= 8, tableOffset + objectCount * offsetSize <= trailer else { return nil }
+              // Foundation insists the offset table ends exactly where the trailer begins.
+              tableOffset >= 9, tableOffset + objectCount * offsetSize == trailer else { return nil }
 
         func objectOffset(_ reference: Int) -> Int? {
             guard reference >= 0, reference < objectCount,

@@ -133,9 +133,23 @@ public final class Watcher: Sendable {
             return !state.stopped && state.running
         }
         guard first else { return }
-        WatchLoop.touch(control + "/stop")
-        // The thread finishes as soon as it reads the marker.
-        state.done.wait()
+        // The thread finishes as soon as it reads a stop marker; a full
+        // kernel queue may drop one, so drop another each second until then.
+        var attempt = 0
+        repeat {
+            attempt += 1
+            WatchLoop.touch(control + "/stop-\(attempt)")
+        } while state.done.wait(timeout: .now() + 1) == .timedOut
+        // Markers whose events were dropped are still there.
+        if let handle = opendir(control) {
+            while let entry = readdir(handle) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+                }
+                if name != ".", name != ".." { unlink(control + "/" + name) }
+            }
+            closedir(handle)
+        }
         rmdir(control)
         Self.instanceExists.withLock { $0 = false }
     }
@@ -173,32 +187,49 @@ private final class WatchLoop {
             guard let first = inotifytools_next_event(-1) else { break }
             var raw = [RawEvent(first)]
             // Read up to a marker of our own: everything queued before it is then read.
-            markers += 1
-            let marker = "flush-\(markers)"
-            Self.touch(control + "/" + marker)
-            while let next = inotifytools_next_event(-1) {
+            var marker = dropMarker()
+            while true {
+                guard let next = inotifytools_next_event(1) else {
+                    guard inotifytools_error() == 0 else { break }
+                    // A second without the marker: a full kernel queue drops
+                    // events, the marker's too. Drop another. (Only ever
+                    // during a burst: an idle watcher never gets here.)
+                    marker = dropMarker()
+                    continue
+                }
                 let event = RawEvent(next)
-                if event.descriptor == controlDescriptor, event.name == marker {
-                    unlink(control + "/" + marker)
-                    break
+                if event.descriptor == controlDescriptor, event.name.hasPrefix("flush-") {
+                    unlink(control + "/" + event.name)
+                    if event.name == marker { break }
+                    continue
                 }
                 raw.append(event)
             }
             var events: [FileEvent] = []
             var syncs: [Int] = []
+            var overflowed = false
             for event in raw {
                 if event.descriptor == controlDescriptor {
-                    if event.name == "stop" { stop = true }
+                    if event.name.hasPrefix("stop") { stop = true }
                     if event.name.hasPrefix("sync-"), let number = Int(event.name.dropFirst(5)) { syncs.append(number) }
                     unlink(control + "/" + event.name)
                     continue
                 }
+                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true }
                 translate(event, into: &events)
             }
             let count = watched.count
             state.withLock { $0.watchCount = count }
             if !events.isEmpty { deliver(Self.coalesce(events)) }
-            let completions = state.withLock { state in syncs.compactMap { state.syncs.removeValue(forKey: $0) } }
+            // After an overflow a sync's marker may have been dropped; the
+            // overflow (a full rescan) answers every sync asked before it.
+            let completions = state.withLock { state -> [@Sendable () -> Void] in
+                if overflowed {
+                    defer { state.syncs = [:] }
+                    return Array(state.syncs.values)
+                }
+                return syncs.compactMap { state.syncs.removeValue(forKey: $0) }
+            }
             for completion in completions { completion() }
         }
         inotifytools_cleanup()
@@ -364,6 +395,14 @@ private final class WatchLoop {
             }
         }
         return result
+    }
+
+    /// Creates the next flush marker and returns its name.
+    private func dropMarker() -> String {
+        markers += 1
+        let name = "flush-\(markers)"
+        Self.touch(control + "/" + name)
+        return name
     }
 
     /// Creates an empty file (a control marker).

@@ -83,6 +83,12 @@ final class EncodingTests: XCTestCase {
         var damaged = Array(data)
         damaged[damaged.count - 9] ^= 0xFF   // the offset table's position
         XCTAssertTrue(StringsFile(bytes: damaged, path: "x.strings").diagnostics.containsErrors)
+        // A byte between the offset table and the trailer: Foundation refuses the file, so must we
+        // (found by the fuzzer's differential oracle).
+        var padded = Array(data)
+        padded.insert(0x41, at: padded.count - 32)
+        XCTAssertNil(try? PropertyListSerialization.propertyList(from: Data(padded), format: nil))
+        XCTAssertTrue(StringsFile(bytes: padded, path: "x.strings").diagnostics.containsErrors)
     }
 
     func testUTF16LineNumbersFollowTheText() {
