@@ -77,7 +77,8 @@ enum BinaryPropertyList {
             guard let keyReference = number(bytes, at: start + index * referenceSize, size: referenceSize),
                   let valueReference = number(bytes, at: start + (entryCount + index) * referenceSize, size: referenceSize),
                   let key = string(keyReference), let value = string(valueReference) else { return nil }
-            entries[key] = Entry(text: value)
+            // A key twice: which value Foundation keeps is its business — let it decide.
+            guard entries.updateValue(Entry(text: value), forKey: key) == nil else { return nil }
         }
         return entries
     }

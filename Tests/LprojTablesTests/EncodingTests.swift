@@ -89,6 +89,18 @@ final class EncodingTests: XCTestCase {
         padded.insert(0x41, at: padded.count - 32)
         XCTAssertNil(try? PropertyListSerialization.propertyList(from: Data(padded), format: nil))
         XCTAssertTrue(StringsFile(bytes: padded, path: "x.strings").diagnostics.containsErrors)
+        // The same key twice (two references to one key string): whatever Foundation makes of
+        // it is what we give (found by the fuzzer).
+        var twice = Array(try PropertyListSerialization.data(fromPropertyList: ["a": "1", "b": "2"], format: .binary, options: 0))
+        XCTAssertEqual(twice[8], 0xD2)
+        twice[10] = twice[9]
+        let theirs = try? PropertyListSerialization.propertyList(from: Data(twice), format: nil) as? [String: String]
+        let ours = StringsFile(bytes: twice, path: "x.strings")
+        if let theirs {
+            XCTAssertEqual(strings(ours.table), theirs)
+        } else {
+            XCTAssertTrue(ours.diagnostics.containsErrors)
+        }
     }
 
     func testUTF16LineNumbersFollowTheText() {
