@@ -38,9 +38,6 @@ public struct StringsFile: Sendable {
             return StringsFile(table: Table(), form: .text(.utf8), diagnostics: [warning])
         }
         if PropertyListTable.isBinary(bytes) {
-            if let entries = BinaryPropertyList.stringDictionary(bytes) {
-                return StringsFile(table: Table(entries), form: .binaryPropertyList, diagnostics: [])
-            }
             let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path)
             return StringsFile(table: table, form: .binaryPropertyList, diagnostics: diagnostics)
         }
