@@ -55,12 +55,12 @@ public enum Wire {
 
     /// A request line: `{"id":…,"op":…, fields…}` and a newline.
     public static func encode<R: Request>(_ request: R, id: RequestID) throws -> [UInt8] {
-        try line(RequestEnvelope(id: id, request: request))
+        try line(Merged(body: request, fields: [(.id, .id(id)), (.op, .text(R.op))]))
     }
 
     /// A success reply line: `{"id":…,"ok":true, fields…}`.
     public static func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID) throws -> [UInt8] {
-        try line(ReplyEnvelope(id: id, reply: reply))
+        try line(Merged(body: reply, fields: [(.id, .id(id)), (.ok, .flag(true))]))
     }
 
     /// An error reply line: `{"id":…,"ok":false,"error":{"code","message","field"}}`.
@@ -70,7 +70,7 @@ public enum Wire {
 
     /// An event line: `{"sub":…,"event":…, fields…}`.
     public static func event<E: Event>(_ event: E, subscription: String) throws -> [UInt8] {
-        try line(EventEnvelope(subscription: subscription, event: event))
+        try line(Merged(body: event, fields: [(.sub, .text(subscription)), (.event, .text(E.name))]))
     }
 
     /// One JSON object and a newline; keys sorted, slashes unescaped.
@@ -117,27 +117,30 @@ private enum EnvelopeKeys: String, CodingKey {
     case id, op, ok, error, sub, event
 }
 
-private struct RequestEnvelope<R: Request>: Encodable {
-    var id: RequestID
-    var request: R
+/// A message's own fields with the envelope's (`id`/`op`, `id`/`ok`,
+/// `sub`/`event`) added at the same level of the JSON object.
+private struct Merged<Body: Encodable>: Encodable {
+    enum Value: Encodable {
+        case id(RequestID)
+        case text(String)
+        case flag(Bool)
 
-    func encode(to encoder: any Encoder) throws {
-        try request.encode(to: encoder)
-        var container = encoder.container(keyedBy: EnvelopeKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(R.op, forKey: .op)
+        func encode(to encoder: any Encoder) throws {
+            switch self {
+            case .id(let id): try id.encode(to: encoder)
+            case .text(let text): try text.encode(to: encoder)
+            case .flag(let flag): try flag.encode(to: encoder)
+            }
+        }
     }
-}
 
-private struct ReplyEnvelope<Reply: Encodable>: Encodable {
-    var id: RequestID
-    var reply: Reply
+    var body: Body
+    var fields: [(EnvelopeKeys, Value)]
 
     func encode(to encoder: any Encoder) throws {
-        try reply.encode(to: encoder)
+        try body.encode(to: encoder)
         var container = encoder.container(keyedBy: EnvelopeKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(true, forKey: .ok)
+        for (key, value) in fields { try container.encode(value, forKey: key) }
     }
 }
 
@@ -145,18 +148,6 @@ private struct FailureEnvelope: Encodable {
     var id: RequestID?
     var ok: Bool
     var error: ProtocolError
-}
-
-private struct EventEnvelope<E: Event>: Encodable {
-    var subscription: String
-    var event: E
-
-    func encode(to encoder: any Encoder) throws {
-        try event.encode(to: encoder)
-        var container = encoder.container(keyedBy: EnvelopeKeys.self)
-        try container.encode(subscription, forKey: .sub)
-        try container.encode(E.name, forKey: .event)
-    }
 }
 
 /// Something the daemon pushes to a subscription, unasked.

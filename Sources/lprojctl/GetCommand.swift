@@ -71,8 +71,7 @@ enum GetCommand {
             if let double = Double(value) { return double }
             return value
         }
-        let language = searchList.first { if case .table(let localization) = resolution.source { $0 == localization } else { false } }
-            ?? chain.first ?? development ?? "en"
+        let language = localization(resolution.source) ?? chain.first ?? development ?? "en"
         if let entry = resolution.entry, entry.text == nil || !formatArguments.isEmpty {
             text = StringFormatter(language: LanguageTag(language)?.identifier ?? "en").string(for: entry, arguments: formatArguments)
         }
