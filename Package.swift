@@ -9,6 +9,9 @@ let package = Package(
         .library(name: "LprojCatalog", targets: ["LprojCatalog"]),
         .library(name: "LprojProtocol", targets: ["LprojProtocol"]),
         .library(name: "LprojWatch", targets: ["LprojWatch"]),
+        .library(name: "LprojDaemon", targets: ["LprojDaemon"]),
+        .library(name: "LprojClient", targets: ["LprojClient"]),
+        .executable(name: "lprojd", targets: ["lprojd"]),
         .executable(name: "lprojctl", targets: ["lprojctl"]),
         .executable(name: "lproj-bench", targets: ["lproj-bench"]),
     ],
@@ -28,15 +31,27 @@ let package = Package(
         .target(name: "LprojWatch", dependencies: ["CInotifyTools"]),
         // The wire protocol: one Codable type per message, and the line framing. No I/O.
         .target(name: "LprojProtocol", dependencies: ["LprojTables"]),
+        // libinih and libsystemd, as Debian ships them.
+        .systemLibrary(name: "CInih", pkgConfig: "inih"),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd"),
+        // epoll, eventfd, signalfd, accept4, SO_PEERCRED: what Glibc's module leaves out.
+        .target(name: "CLinux"),
+        // The daemon: event loop, catalog, subscriptions, history, selections, config.
+        .target(name: "LprojDaemon", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
+        // Talking to lprojd from a client process.
+        .target(name: "LprojClient", dependencies: ["LprojProtocol", "LprojTables"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
-        .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojCommandLine"]),
+        .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
+        .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine"]),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCommandLine"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
+        // Integration: the built lprojd binary on temp dirs, through LprojClient.
+        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -27,7 +27,7 @@ public struct LocalizedBundle: Sendable {
     /// in the bundle directory `path`.
     public static func load(path: String, limits: TableLimits = TableLimits()) throws(TableReadError) -> LocalizedBundle {
         let children = try Directory.entries(of: path)
-        var layers: [String: [String: [(rank: Int, table: Table)]]] = [:]
+        var layers: [String: [String: [(layer: TableLayers.Layer, table: Table)]]] = [:]
         var diagnostics: [Diagnostic] = []
         for child in children {
             let childPath = path + "/" + child
@@ -40,7 +40,7 @@ public struct LocalizedBundle: Sendable {
                     diagnostics += file.diagnostics
                     guard !file.hasErrors, case .table(let table) = file.contents else { continue }
                     let tableName = String(name[..<name.lastIndex(of: ".")!])
-                    layers[localization, default: [:]][tableName, default: []].append((format == .strings ? 0 : 1, table))
+                    layers[localization, default: [:]][tableName, default: []].append((TableLayers.Layer(format), table))
                 }
             } else if TableFormat(path: child) == .xcstrings {
                 guard let file = try? TableFile.read(path: childPath, limits: limits) else { continue }
@@ -48,15 +48,11 @@ public struct LocalizedBundle: Sendable {
                 guard !file.hasErrors, case .catalog(let catalog) = file.contents else { continue }
                 let tableName = String(child.dropLast(".xcstrings".count))
                 for (language, table) in catalog.tables {
-                    layers[language, default: [:]][tableName, default: []].append((2, table))
+                    layers[language, default: [:]][tableName, default: []].append((.catalog, table))
                 }
             }
         }
-        let tables = layers.mapValues { byName in
-            byName.mapValues { layers in
-                layers.sorted { $0.rank < $1.rank }.reduce(Table()) { $0.overlaid(with: $1.table) }
-            }
-        }
+        let tables = layers.mapValues { byName in byName.compactMapValues(TableLayers.compose) }
         return LocalizedBundle(path: path, tables: tables, diagnostics: diagnostics)
     }
 

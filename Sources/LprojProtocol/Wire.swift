@@ -73,6 +73,26 @@ public enum Wire {
         try line(Merged(body: event, fields: [(.sub, .text(subscription)), (.event, .text(E.name))]))
     }
 
+    /// An event line without its `sub`: encoded once, then addressed to each
+    /// subscription with `addressed(_:to:)` (fan-out costs no re-encoding).
+    public static func eventBody<E: Event>(_ event: E) throws -> [UInt8] {
+        try line(Merged(body: event, fields: [(.event, .text(E.name))]))
+    }
+
+    /// The start of every event line for a subscription: `{"sub":"name",`.
+    public static func eventPrefix(subscription: String) -> [UInt8] {
+        Array("{\"sub\":".utf8) + ((try? JSONEncoder().encode(subscription)).map(Array.init) ?? Array("\"\"".utf8)) + [UInt8(ascii: ",")]
+    }
+
+    /// An event body (from `eventBody`, which always has fields) addressed
+    /// with a prefix from `eventPrefix(subscription:)`.
+    public static func addressed(_ body: [UInt8], prefix: [UInt8]) -> [UInt8] {
+        var line = prefix
+        line.reserveCapacity(prefix.count + body.count)
+        line += body.dropFirst()
+        return line
+    }
+
     /// One JSON object and a newline; keys sorted, slashes unescaped.
     static func line(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()

@@ -53,9 +53,12 @@ public final class Watcher: Sendable {
     }
 
     /// Starts watching `roots` (which must be directories). `isIgnored` gets
-    /// file names (not paths) and filters out temporaries; `deliver` is
-    /// called on the watcher's thread with each batch, in order.
+    /// file names (not paths) and filters out temporaries; `isExcluded` gets
+    /// the paths of directories below the roots, and an excluded directory is
+    /// neither watched nor walked; `deliver` is called on the watcher's
+    /// thread with each batch, in order.
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
+                isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
                 deliver: @escaping @Sendable ([FileEvent]) -> Void) throws(StartError) {
         let claimed = Self.instanceExists.withLock { exists -> Bool in
             if exists { return false }
@@ -82,7 +85,7 @@ public final class Watcher: Sendable {
         let loopRoots = roots, control = control, state = state
         state.withLock { $0.running = true }
         let thread = Thread {
-            guard let loop = WatchLoop(roots: loopRoots, control: control, isIgnored: isIgnored) else {
+            guard let loop = WatchLoop(roots: loopRoots, control: control, isIgnored: isIgnored, isExcluded: isExcluded) else {
                 state.withLock {
                     $0.failure = "cannot start inotify: \(String(cString: strerror(inotifytools_error())))"
                     $0.finished = true
@@ -162,6 +165,7 @@ private final class WatchLoop {
     let roots: [String]
     let control: String
     let isIgnored: (String) -> Bool
+    let isExcluded: (String) -> Bool
     /// Watched directories, with a trailing slash as libinotifytools names them.
     var watched = Set<String>()
     var controlDescriptor: Int32 = -1
@@ -169,10 +173,11 @@ private final class WatchLoop {
     /// Roots that are gone, by the parent watched to see them return.
     var missingRoots: [String: String] = [:]
 
-    init?(roots: [String], control: String, isIgnored: @escaping (String) -> Bool) {
+    init?(roots: [String], control: String, isIgnored: @escaping (String) -> Bool, isExcluded: @escaping (String) -> Bool) {
         self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
         self.control = control
         self.isIgnored = isIgnored
+        self.isExcluded = isExcluded
         guard inotifytools_initialize() != 0 else { return nil }
         guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else { return nil }
         controlDescriptor = inotifytools_wd_from_filename(control + "/")
@@ -287,7 +292,7 @@ private final class WatchLoop {
         let path = directory + "/" + event.name
         if event.mask & UInt32(IN_ISDIR) != 0 {
             if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-                events += watchTree(path)
+                if !isExcluded(path) { events += watchTree(path) }
             } else if event.mask & UInt32(IN_MOVED_FROM) != 0 {
                 unwatchTree(path, removingFromKernel: true)
                 events.append(.directoryGone(path))
@@ -330,7 +335,7 @@ private final class WatchLoop {
                 var info = stat()
                 guard lstat(child, &info) == 0 else { continue }
                 switch info.st_mode & S_IFMT {
-                case S_IFDIR: pending.append(child)
+                case S_IFDIR: if !isExcluded(child) { pending.append(child) }
                 case S_IFREG: if !isIgnored(name) { events.append(.written(child)) }
                 default: break
                 }

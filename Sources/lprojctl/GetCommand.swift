@@ -58,26 +58,22 @@ enum GetCommand {
         for tag in preferences where LanguageTag(tag) == nil {
             Console.usage(command, UsageError("'\(tag)' is not a language tag"))
         }
-        let available = bundle.localizations
-        let development = arguments.value("development") ?? (available.contains("en") ? "en" : nil)
-        let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development)
-        let searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
-        let resolution = Resolver.resolve(key: key, table: arguments.value("table"), defaultValue: arguments.value("default"),
-                                          searchList: searchList, development: development,
-                                          developmentFallback: arguments.has("fallback")) { bundle.table($0, localization: $1) }
+        let lookup = BundleLookup(key: key, table: arguments.value("table"), in: bundle, preferences: preferences,
+                                  development: arguments.value("development"), defaultValue: arguments.value("default"),
+                                  developmentFallback: arguments.has("fallback"))
+        let resolution = lookup.resolution, searchList = lookup.searchList
         var text = resolution.text
         let formatArguments: [any CVarArg] = arguments.values("arg").map { value in
             if let integer = Int(value) { return integer }
             if let double = Double(value) { return double }
             return value
         }
-        let language = localization(resolution.source) ?? chain.first ?? development ?? "en"
         if let entry = resolution.entry, entry.text == nil || !formatArguments.isEmpty {
-            text = StringFormatter(language: LanguageTag(language)?.identifier ?? "en").string(for: entry, arguments: formatArguments)
+            text = StringFormatter(language: lookup.formattingLanguage).string(for: entry, arguments: formatArguments)
         }
         if arguments.has("json") {
             let object: [String: Any] = [
-                "text": text, "source": sourceName(resolution.source), "localization": localization(resolution.source) ?? NSNull(),
+                "text": text, "source": lookup.sourceName, "localization": lookup.localization ?? NSNull(),
                 "chain": searchList, "table": resolution.table,
                 "steps": resolution.steps.map { ["localization": $0.localization, "table": $0.table, "found": $0.found] as [String: Any] },
             ]
@@ -85,25 +81,9 @@ enum GetCommand {
         } else {
             var lines = [text, "  chain: \(searchList.joined(separator: " → "))"]
             lines += resolution.steps.map { "  \($0.localization)/\($0.table): \($0.found ? "found" : "missing")" }
-            lines.append("  from: \(sourceName(resolution.source))\(localization(resolution.source).map { " \($0)" } ?? "")")
+            lines.append("  from: \(lookup.sourceName)\(lookup.localization.map { " \($0)" } ?? "")")
             Console.out(lines.joined(separator: "\n"))
         }
         exit(resolution.isMiss ? 1 : 0)
-    }
-
-    private static func sourceName(_ source: Resolution.Source) -> String {
-        switch source {
-        case .table: return "table"
-        case .developmentFallback: return "development-fallback"
-        case .defaultValue: return "default"
-        case .key: return "key"
-        }
-    }
-
-    private static func localization(_ source: Resolution.Source) -> String? {
-        switch source {
-        case .table(let localization), .developmentFallback(let localization): return localization
-        case .defaultValue, .key: return nil
-        }
     }
 }

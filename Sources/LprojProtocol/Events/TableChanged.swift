@@ -13,8 +13,11 @@ public struct TableChanged: Event {
     /// New values of changed keys.
     public var changed: [String: Entry]
     public var removed: [String]
+    /// True when the table no longer exists in this localization (its files
+    /// are gone); `removed` then lists every key it had. Absent otherwise.
+    public var deleted: Bool?
 
-    public init(clock: Clock, bundle: String, language: String, table: String, diff: TableDiff) {
+    public init(clock: Clock, bundle: String, language: String, table: String, diff: TableDiff, deleted: Bool = false) {
         self.clock = clock
         self.bundle = bundle
         self.language = language
@@ -22,5 +25,6 @@ public struct TableChanged: Event {
         added = diff.added
         changed = diff.changed.mapValues(\.new)
         removed = diff.removed
+        self.deleted = deleted ? true : nil
     }
 }

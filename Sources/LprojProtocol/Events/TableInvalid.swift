@@ -14,12 +14,13 @@ public struct TableInvalid: Event {
     public var clock: Clock
     public var file: String
     public var bundle: String
-    public var language: String
+    /// nil for a String Catalog (`.xcstrings`), which holds every language.
+    public var language: String?
     public var table: String
     public var diagnostics: [Diagnostic]
     public var kept: Kept
 
-    public init(clock: Clock, file: String, bundle: String, language: String, table: String, diagnostics: [Diagnostic], kept: Kept) {
+    public init(clock: Clock, file: String, bundle: String, language: String?, table: String, diagnostics: [Diagnostic], kept: Kept) {
         self.clock = clock
         self.file = file
         self.bundle = bundle

@@ -24,12 +24,16 @@ public struct Hello: Request {
         /// `lprojd <version>`.
         public var server: String
         public var `protocol`: Int
+        /// The language selected for the `app` named in the request (`select-language`);
+        /// absent when there is no app or it follows the system.
+        public var language: String?
 
-        public init(instance: String, clock: Clock, server: String, protocol version: Int = Wire.version) {
+        public init(instance: String, clock: Clock, server: String, protocol version: Int = Wire.version, language: String? = nil) {
             self.instance = instance
             self.clock = clock
             self.server = server
             self.protocol = version
+            self.language = language
         }
     }
 }

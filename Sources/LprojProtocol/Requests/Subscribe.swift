@@ -5,7 +5,9 @@
 /// `since`, a clock from an earlier connection: when it is this instance's
 /// and still in the history ring, the missed events are replayed after the
 /// reply (`fresh: false`); otherwise `fresh: true` and the client must take
-/// a snapshot, since it cannot know what it missed.
+/// a snapshot, since it cannot know what it missed. With `snapshot: true`
+/// (the default when `since` is given) a fresh reply carries that snapshot
+/// itself in `tables`, so no event can fall between the two.
 public struct Subscribe: Request {
     public static let op = "subscribe"
 
@@ -15,23 +17,33 @@ public struct Subscribe: Request {
     public var languages: [String]?
     public var tables: [String]?
     public var since: Clock?
+    /// Whether a fresh reply carries the matching tables; default: when `since` is given.
+    public var snapshot: Bool?
 
-    public init(name: String, bundle: String? = nil, languages: [String]? = nil, tables: [String]? = nil, since: Clock? = nil) {
+    public init(name: String, bundle: String? = nil, languages: [String]? = nil, tables: [String]? = nil, since: Clock? = nil,
+                snapshot: Bool? = nil) {
         self.name = name
         self.bundle = bundle
         self.languages = languages
         self.tables = tables
         self.since = since
+        self.snapshot = snapshot
     }
+
+    /// Whether a fresh reply should carry the tables.
+    public var wantsSnapshot: Bool { snapshot ?? (since != nil) }
 
     public struct Reply: Codable, Sendable, Equatable {
         public var clock: Clock
         /// True when `since` could not be honoured: the client must resynchronise from a snapshot.
         public var fresh: Bool
+        /// When fresh and a snapshot was wanted: the tables that match, as of `clock`.
+        public var tables: [TableSnapshot]?
 
-        public init(clock: Clock, fresh: Bool) {
+        public init(clock: Clock, fresh: Bool, tables: [TableSnapshot]? = nil) {
             self.clock = clock
             self.fresh = fresh
+            self.tables = tables
         }
     }
 }

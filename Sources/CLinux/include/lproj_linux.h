@@ -1,0 +1,38 @@
+// Linux calls the Glibc module does not bring into Swift (they need
+// _GNU_SOURCE, or use a packed struct): epoll, eventfd, signalfd, accept4,
+// SO_PEERCRED. Small wrappers with plain types.
+#ifndef LPROJ_LINUX_H
+#define LPROJ_LINUX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/// epoll interest bits, as plain values.
+enum {
+    LPROJ_POLL_IN = 0x001,
+    LPROJ_POLL_OUT = 0x004,
+    LPROJ_POLL_ERR = 0x008,
+    LPROJ_POLL_HUP = 0x010,
+    LPROJ_POLL_RDHUP = 0x2000,
+};
+
+int lproj_epoll_create(void);
+/// Adds (add != 0) or changes the interest in fd; the event reports fd itself.
+int lproj_epoll_control(int epoll, int fd, uint32_t events, int add);
+int lproj_epoll_remove(int epoll, int fd);
+/// Waits; fills fds[i] and events[i]; returns the count or -1.
+int lproj_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int timeout_ms);
+
+/// A non-blocking, close-on-exec eventfd.
+int lproj_eventfd(void);
+/// A non-blocking, close-on-exec signalfd for SIGTERM and SIGINT (block them first).
+int lproj_signalfd_term(void);
+/// Reads one signal from a signalfd: its number, 0 when none is pending.
+int lproj_signalfd_read(int fd);
+
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int lproj_accept(int listener);
+/// The peer of a Unix socket (SO_PEERCRED). Returns 0 on success.
+int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
+
+#endif

@@ -1,0 +1,57 @@
+#define _GNU_SOURCE
+#include "lproj_linux.h"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int lproj_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int lproj_epoll_control(int epoll, int fd, uint32_t events, int add) {
+    struct epoll_event event = { .events = events, .data = { .fd = fd } };
+    return epoll_ctl(epoll, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event);
+}
+
+int lproj_epoll_remove(int epoll, int fd) { return epoll_ctl(epoll, EPOLL_CTL_DEL, fd, NULL); }
+
+int lproj_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int timeout_ms) {
+    struct epoll_event ready[64];
+    if (capacity > 64) capacity = 64;
+    int count = epoll_wait(epoll, ready, capacity, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        fds[i] = ready[i].data.fd;
+        events[i] = ready[i].events;
+    }
+    return count;
+}
+
+int lproj_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int lproj_signalfd_term(void) {
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int lproj_signalfd_read(int fd) {
+    struct signalfd_siginfo info;
+    ssize_t count = read(fd, &info, sizeof info);
+    return count == (ssize_t)sizeof info ? (int)info.ssi_signo : 0;
+}
+
+int lproj_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}

@@ -1,0 +1,57 @@
+import LprojTables
+
+/// A key looked up in a bundle for a list of preferred languages, the way an
+/// app does it: the preferences matched against the bundle's localizations,
+/// the search list built (chosen, `Base`, development), then the table
+/// resolved through it. `lprojctl get` and the daemon's `lookup` share it.
+public struct BundleLookup: Sendable {
+    /// The localizations the preferences chose, best first, as searched (with `Base` and development).
+    public let searchList: [String]
+    /// The development localization used.
+    public let development: String?
+    /// How the key resolved.
+    public let resolution: Resolution
+
+    /// Looks `key` up in `bundle`. `development` defaults to `en` when the bundle has it.
+    public init(key: String, table: String?, in bundle: LocalizedBundle, preferences: [String], development: String? = nil,
+                defaultValue: String? = nil, developmentFallback: Bool = false) {
+        let available = bundle.localizations
+        let development = development ?? Self.defaultDevelopment(available: available)
+        let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development)
+        searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
+        self.development = development
+        resolution = Resolver.resolve(key: key, table: table, defaultValue: defaultValue, searchList: searchList,
+                                      development: development, developmentFallback: developmentFallback) {
+            bundle.table($0, localization: $1)
+        }
+    }
+
+    /// The localization the text came from, nil for a miss.
+    public var localization: String? {
+        switch resolution.source {
+        case .table(let localization), .developmentFallback(let localization): return localization
+        case .defaultValue, .key: return nil
+        }
+    }
+
+    /// The language to format the text in: where it came from, else the first choice.
+    public var formattingLanguage: String {
+        let language = localization ?? searchList.first ?? development ?? "en"
+        return LanguageTag(language)?.identifier ?? "en"
+    }
+
+    /// `table`, `development-fallback`, `default` or `key`, as on the wire and in `lprojctl get --json`.
+    public var sourceName: String {
+        switch resolution.source {
+        case .table: return "table"
+        case .developmentFallback: return "development-fallback"
+        case .defaultValue: return "default"
+        case .key: return "key"
+        }
+    }
+
+    /// The development localization a bundle is assumed to have when none is named: `en` when present.
+    public static func defaultDevelopment(available: [String]) -> String? {
+        available.contains("en") ? "en" : nil
+    }
+}

@@ -1,0 +1,257 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LprojCatalog
+import LprojTables
+import LprojWatch
+
+/// Which table: a bundle directory, a localization in it, a table name.
+public struct TableAddress: Hashable, Sendable, Comparable {
+    public var bundle: String
+    public var localization: String
+    public var table: String
+
+    public static func < (lhs: TableAddress, rhs: TableAddress) -> Bool {
+        (lhs.bundle, lhs.localization, lhs.table) < (rhs.bundle, rhs.localization, rhs.table)
+    }
+}
+
+/// The daemon's knowledge of the tables under its roots: every table file's
+/// last good parse and current diagnostics, and the tables served from them.
+/// Owned by the daemon's loop (not thread-safe by design: one owner).
+///
+/// A file that fails to parse keeps its last good version served; the
+/// change that fixes it is diffed against that version. Everything the
+/// catalog reports is derived from the files by one rule (`refresh`), so an
+/// edit, a deleted directory and a rescan after an overflow agree.
+final class Catalog {
+    /// Something subscribers should hear about, in the order it happened.
+    enum Change {
+        case bundleAdded(String)
+        case bundleRemoved(String)
+        case localizationAdded(bundle: String, localization: String)
+        case localizationRemoved(bundle: String, localization: String)
+        case tableChanged(TableAddress, TableDiff, deleted: Bool)
+        case tableInvalid(file: String, bundle: String, localization: String?, table: String, diagnostics: [Diagnostic], keptLastGood: Bool)
+    }
+
+    /// One table file and what was last read from it.
+    struct FileRecord {
+        var format: TableFormat
+        var bundle: String
+        /// The `.lproj` it is in; nil for a String Catalog.
+        var localization: String?
+        var table: String
+        /// The last contents that parsed without errors.
+        var lastGood: TableFile.Contents?
+        /// The diagnostics of the last read (errors mean `lastGood` is older than the file).
+        var diagnostics: [Diagnostic]
+
+        var isInvalid: Bool { diagnostics.containsErrors }
+
+        /// The localizations its last good contents serve.
+        var localizations: [String] {
+            if let localization { return lastGood == nil ? [] : [localization] }
+            guard case .catalog(let catalog)? = lastGood else { return [] }
+            return Array(catalog.tables.keys)
+        }
+    }
+
+    private(set) var files: [String: FileRecord] = [:]
+    /// The tables served, composed from the files' last good contents.
+    private(set) var served: [TableAddress: Table] = [:]
+    /// Per bundle, per localization: how many tables are served.
+    private(set) var tableCounts: [String: [String: Int]] = [:]
+    var limits: TableLimits
+    let exclusions: Exclusions
+    /// Counters for `status`.
+    private(set) var filesParsed: UInt64 = 0
+    private(set) var parseFailures: UInt64 = 0
+
+    init(limits: TableLimits, exclusions: Exclusions) {
+        self.limits = limits
+        self.exclusions = exclusions
+    }
+
+    /// The bundles, with their localizations and tables, sorted.
+    var bundles: [String] { tableCounts.keys.sorted() }
+
+    /// A bundle's served tables as one value, for lookups.
+    func localizedBundle(_ path: String) -> LocalizedBundle? {
+        guard let localizations = tableCounts[path] else { return nil }
+        var tables: [String: [String: Table]] = [:]
+        for localization in localizations.keys { tables[localization] = [:] }
+        for (address, table) in served where address.bundle == path {
+            tables[address.localization, default: [:]][address.table] = table
+        }
+        return LocalizedBundle(path: path, tables: tables)
+    }
+
+    /// Every table file under `roots` (excluded paths left out).
+    func crawl(roots: [String]) -> [String] {
+        var found: [String] = []
+        var pending = roots
+        while let directory = pending.popLast() {
+            guard let handle = opendir(directory) else { continue }
+            defer { closedir(handle) }
+            while let entry = readdir(handle) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+                }
+                guard name != ".", name != ".." else { continue }
+                let path = directory + "/" + name
+                var type = entry.pointee.d_type
+                if type == UInt8(DT_UNKNOWN) {
+                    var info = stat()
+                    guard lstat(path, &info) == 0 else { continue }
+                    type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0
+                }
+                if exclusions.excludes(path) { continue }
+                if type == UInt8(DT_DIR) {
+                    pending.append(path)
+                } else if type == UInt8(DT_REG), Self.classify(path) != nil, !TemporaryFiles.isTemporary(name) {
+                    found.append(path)
+                }
+            }
+        }
+        return found
+    }
+
+    /// Rereads `paths` (files that were written, removed, or may have been)
+    /// and returns what changed for subscribers, in order.
+    func refresh(_ paths: some Sequence<String>) -> [Change] {
+        var invalid: [Change] = []
+        var affected = Set<TableAddress>()
+        var wasInvalid = Set<TableAddress>()
+        for path in paths {
+            guard let place = Self.classify(path), !exclusions.excludes(path) else { continue }
+            let old = files[path]
+            for localization in old?.localizations ?? [] {
+                let address = TableAddress(bundle: place.bundle, localization: localization, table: place.table)
+                affected.insert(address)
+                if old?.isInvalid == true { wasInvalid.insert(address) }
+            }
+            let file: TableFile
+            do {
+                file = try TableFile.read(path: path, limits: limits)
+            } catch {
+                if errno == ENOENT || errno == ENOTDIR || old == nil && !exists(path) {
+                    files[path] = nil
+                    continue
+                }
+                // There but unreadable (permissions): like a broken save, the last good stays.
+                let diagnostic = Diagnostic(file: path, line: 1, column: 1, severity: .error, message: "cannot read the file: \(error.reason)")
+                var record = old ?? FileRecord(format: place.format, bundle: place.bundle, localization: place.localization,
+                                               table: place.table, lastGood: nil, diagnostics: [])
+                record.diagnostics = [diagnostic]
+                files[path] = record
+                parseFailures += 1
+                invalid.append(.tableInvalid(file: path, bundle: place.bundle, localization: place.localization, table: place.table,
+                                             diagnostics: [diagnostic], keptLastGood: record.lastGood != nil))
+                continue
+            }
+            filesParsed += 1
+            var record = old ?? FileRecord(format: place.format, bundle: place.bundle, localization: place.localization,
+                                           table: place.table, lastGood: nil, diagnostics: [])
+            record.diagnostics = file.diagnostics
+            if file.hasErrors {
+                parseFailures += 1
+                invalid.append(.tableInvalid(file: path, bundle: place.bundle, localization: place.localization, table: place.table,
+                                             diagnostics: file.diagnostics, keptLastGood: record.lastGood != nil))
+            } else {
+                if old?.isInvalid == true {
+                    for localization in old?.localizations ?? [] {
+                        wasInvalid.insert(TableAddress(bundle: place.bundle, localization: localization, table: place.table))
+                    }
+                }
+                record.lastGood = file.contents
+            }
+            files[path] = record
+            for localization in record.localizations {
+                let address = TableAddress(bundle: place.bundle, localization: localization, table: place.table)
+                affected.insert(address)
+                if old?.isInvalid == true && !file.hasErrors { wasInvalid.insert(address) }
+            }
+        }
+        return structuralChanges(recomposing: affected, fixed: wasInvalid) + invalid
+    }
+
+    /// The table files known under `directory` (for a directory that went away).
+    func files(under directory: String) -> [String] {
+        let prefix = directory + "/"
+        return files.keys.filter { $0.hasPrefix(prefix) }
+    }
+
+    /// Recomposes the served tables at `addresses` and reports the
+    /// differences: bundles and localizations that appeared first, then
+    /// table changes, then localizations and bundles that went.
+    private func structuralChanges(recomposing addresses: Set<TableAddress>, fixed: Set<TableAddress>) -> [Change] {
+        var appeared: [Change] = []
+        var tables: [Change] = []
+        var gone: [Change] = []
+        for address in addresses.sorted() {
+            let old = served[address]
+            let new = compose(address)
+            served[address] = new
+            let diff = TableDiff(from: old ?? Table(), to: new ?? Table())
+            switch (old, new) {
+            case (nil, nil):
+                continue
+            case (nil, .some):
+                if tableCounts[address.bundle] == nil { appeared.append(.bundleAdded(address.bundle)) }
+                if tableCounts[address.bundle]?[address.localization] == nil {
+                    appeared.append(.localizationAdded(bundle: address.bundle, localization: address.localization))
+                }
+                tableCounts[address.bundle, default: [:]][address.localization, default: 0] += 1
+                tables.append(.tableChanged(address, diff, deleted: false))
+            case (.some, nil):
+                tables.append(.tableChanged(address, diff, deleted: true))
+                tableCounts[address.bundle]?[address.localization]! -= 1
+                if tableCounts[address.bundle]?[address.localization] == 0 {
+                    tableCounts[address.bundle]?[address.localization] = nil
+                    gone.append(.localizationRemoved(bundle: address.bundle, localization: address.localization))
+                }
+                if tableCounts[address.bundle]?.isEmpty == true {
+                    tableCounts[address.bundle] = nil
+                    gone.append(.bundleRemoved(address.bundle))
+                }
+            case (.some, .some):
+                if !diff.isEmpty || fixed.contains(address) { tables.append(.tableChanged(address, diff, deleted: false)) }
+            }
+        }
+        return appeared + tables + gone
+    }
+
+    /// The served table at `address` from its files' last good contents.
+    private func compose(_ address: TableAddress) -> Table? {
+        let lproj = address.bundle + "/" + address.localization + ".lproj/" + address.table
+        var layers: [(layer: TableLayers.Layer, table: Table)] = []
+        for (path, layer) in [(lproj + ".strings", TableLayers.Layer.strings), (lproj + ".stringsdict", .stringsdict)] {
+            if case .table(let table)? = files[path]?.lastGood { layers.append((layer, table)) }
+        }
+        if case .catalog(let catalog)? = files[address.bundle + "/" + address.table + ".xcstrings"]?.lastGood,
+           let table = catalog.tables[address.localization] {
+            layers.append((.catalog, table))
+        }
+        return TableLayers.compose(layers)
+    }
+
+    private func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    /// Where a path sits, when it is a table file: `B/L.lproj/T.strings|stringsdict` or `B/T.xcstrings`.
+    static func classify(_ path: String) -> (format: TableFormat, bundle: String, localization: String?, table: String)? {
+        guard let slash = path.lastIndex(of: "/"), let format = TableFormat(path: path) else { return nil }
+        let name = path[path.index(after: slash)...]
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let table = String(name[..<dot])
+        let directory = path[..<slash]
+        if format == .xcstrings { return (format, String(directory), nil, table) }
+        guard directory.hasSuffix(".lproj"), let parentSlash = directory.lastIndex(of: "/") else { return nil }
+        let localization = directory[directory.index(after: parentSlash)...].dropLast(6)
+        guard !localization.isEmpty else { return nil }
+        return (format, String(directory[..<parentSlash]), String(localization), table)
+    }
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LprojProtocol
+
+/// Everything that decides how the daemon runs: what it watches, where it
+/// listens and for whom, its limits, where it keeps state. Read from
+/// `lprojd.conf` (see `ConfigurationFile`), then overridden by flags.
+public struct Configuration: Sendable, Equatable {
+    /// How much the daemon says on its log.
+    public enum LogLevel: String, Sendable, Equatable, Comparable, CaseIterable {
+        case error, warning, info, debug
+
+        public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool {
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        }
+    }
+
+    /// A user or group named in config, resolved to its id when read.
+    public struct Principal: Sendable, Equatable, CustomStringConvertible {
+        public var name: String
+        public var id: UInt32
+        public var description: String { name }
+    }
+
+    // [Watch]
+    /// Directory trees to watch.
+    public var roots: [String] = []
+    /// Glob patterns for paths to ignore: without `/` matched against each
+    /// name, with `/` against the path relative to its root.
+    public var excludes: [String] = []
+
+    // [Socket]
+    /// nil: the default rule (`SocketPath`).
+    public var socketPath: String?
+    public var socketMode: UInt32 = 0o660
+    public var socketGroup: Principal?
+
+    // [Access]
+    /// Who may connect; empty: anyone the socket's mode lets in.
+    public var allowUsers: [Principal] = []
+    public var allowGroups: [Principal] = []
+    /// Who may use mutating requests (`select-language`); empty: whoever may connect.
+    public var selectUsers: [Principal] = []
+    public var selectGroups: [Principal] = []
+
+    // [Limits]
+    public var maximumTableBytes = 16 << 20
+    public var maximumRequestBytes = 1 << 20
+    public var maximumClients = 256
+    public var clientQueueBytes = 8 << 20
+    public var historyLength = 4096
+
+    // [State]
+    /// nil: `/var/lib/lprojd` for root, else `$XDG_STATE_HOME/lprojd` or `~/.local/state/lprojd`.
+    public var stateDirectory: String?
+
+    // [Log]
+    public var logLevel: LogLevel = .info
+
+    public init() {}
+
+    /// The socket path to use: the configured one, else the default rule.
+    public func resolvedSocketPath(environment: [String: String]) -> String {
+        socketPath ?? SocketPath.resolve(environment: environment, userID: getuid())
+    }
+
+    /// The state directory to use: the configured one, else the default for this user.
+    public func resolvedStateDirectory(environment: [String: String]) -> String {
+        if let stateDirectory { return stateDirectory }
+        if getuid() == 0 { return "/var/lib/lprojd" }
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/lprojd" }
+        return (environment["HOME"] ?? "/tmp") + "/.local/state/lprojd"
+    }
+
+    /// The effective configuration as an INI file `--check-config` prints.
+    public func rendered(environment: [String: String]) -> String {
+        func list(_ principals: [Principal]) -> String { principals.map(\.name).joined(separator: " ") }
+        var lines = ["[Watch]"]
+        lines += roots.isEmpty ? ["Root="] : roots.map { "Root=\($0)" }
+        lines += excludes.map { "Exclude=\($0)" }
+        lines += ["", "[Socket]", "Path=\(resolvedSocketPath(environment: environment))",
+                  "Mode=0" + String(socketMode, radix: 8), "Group=\(socketGroup?.name ?? "")",
+                  "", "[Access]", "AllowUsers=\(list(allowUsers))", "AllowGroups=\(list(allowGroups))",
+                  "SelectUsers=\(list(selectUsers))", "SelectGroups=\(list(selectGroups))",
+                  "", "[Limits]", "MaxTableBytes=\(maximumTableBytes)", "MaxRequestBytes=\(maximumRequestBytes)",
+                  "MaxClients=\(maximumClients)", "ClientQueueBytes=\(clientQueueBytes)", "HistoryLength=\(historyLength)",
+                  "", "[State]", "Directory=\(resolvedStateDirectory(environment: environment))",
+                  "", "[Log]", "Level=\(logLevel.rawValue)"]
+        return lines.joined(separator: "\n")
+    }
+}

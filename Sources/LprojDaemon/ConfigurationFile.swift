@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CInih
+
+/// A problem in the configuration: the file, line and key at fault.
+public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
+    public var file: String
+    /// 0 when the problem is not on one line (a missing file, a missing root).
+    public var line: Int
+    /// `[Section] Key`, when one key is at fault.
+    public var key: String?
+    public var message: String
+
+    public init(file: String, line: Int = 0, key: String? = nil, message: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String {
+        let place = line > 0 ? "\(file):\(line)" : file
+        return "\(place): \(key.map { "\($0): " } ?? "")\(message)"
+    }
+}
+
+/// Reads `lprojd.conf`: INI with systemd-style sections, parsed by libinih.
+/// Unknown sections and keys are errors (a typo must not be ignored);
+/// list keys (`Root=`, `Exclude=`) repeat, and an empty value clears them.
+public enum ConfigurationFile {
+    /// The configuration in `path`, laid over the defaults.
+    public static func read(path: String) throws(ConfigurationError) -> Configuration {
+        guard let file = fopen(path, "r") else {
+            throw ConfigurationError(file: path, message: "cannot read: \(String(cString: strerror(errno)))")
+        }
+        defer { fclose(file) }
+        let reader = Reader(path: path, file: file)
+        let status = withExtendedLifetime(reader) {
+            ini_parse_stream({ buffer, size, stream in
+                let reader = Unmanaged<Reader>.fromOpaque(stream!).takeUnretainedValue()
+                guard let line = fgets(buffer, size, reader.file) else { return nil }
+                // libinih asks for a line at a time; a longer line arrives in pieces.
+                if strchr(line, 0x0A) != nil || feof(reader.file) != 0 { reader.line += 1 }
+                return line
+            }, Unmanaged.passUnretained(reader).toOpaque(), { user, section, name, value in
+                let reader = Unmanaged<Reader>.fromOpaque(user!).takeUnretainedValue()
+                return reader.apply(section: String(cString: section!), name: name.map { String(cString: $0) },
+                                    value: value.map { String(cString: $0) }) ? 1 : 0
+            }, Unmanaged.passUnretained(reader).toOpaque())
+        }
+        if let error = reader.error { throw error }
+        if status != 0 {
+            throw ConfigurationError(file: path, line: Int(status), message: "not an INI line (expected [Section], Key=Value or a # comment)")
+        }
+        return reader.configuration
+    }
+
+    /// Sets one key from a command-line flag, with the file's rules; the error names the flag.
+    public static func override(_ section: String, _ key: String, _ value: String, in configuration: inout Configuration,
+                                flag: String) throws(ConfigurationError) {
+        do throws(ValueError) {
+            try apply(section: section, key: key, value: value, to: &configuration)
+        } catch {
+            throw ConfigurationError(file: flag, message: error.message)
+        }
+    }
+
+    /// Applies `Key=Value` of `[Section]` to a configuration; the one place that knows the keys.
+    static func apply(section: String, key: String, value: String, to configuration: inout Configuration) throws(ValueError) {
+        switch (section, key) {
+        case ("Watch", "Root"):
+            if value.isEmpty { configuration.roots = [] } else {
+                guard value.hasPrefix("/") else { throw ValueError("a root must be an absolute path, not '\(value)'") }
+                configuration.roots.append(value)
+            }
+        case ("Watch", "Exclude"):
+            if value.isEmpty { configuration.excludes = [] } else { configuration.excludes += words(value) }
+        case ("Socket", "Path"):
+            guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the socket path must be absolute, not '\(value)'") }
+            guard value.utf8.count <= 107 else { throw ValueError("a socket path holds at most 107 bytes") }
+            configuration.socketPath = value.isEmpty ? nil : value
+        case ("Socket", "Mode"):
+            guard let mode = UInt32(value, radix: 8), mode <= 0o777, !value.isEmpty else {
+                throw ValueError("expected an octal mode like 0660, not '\(value)'")
+            }
+            configuration.socketMode = mode
+        case ("Socket", "Group"):
+            configuration.socketGroup = value.isEmpty ? nil : try group(value)
+        case ("Access", "AllowUsers"): configuration.allowUsers = try words(value).map(user)
+        case ("Access", "AllowGroups"): configuration.allowGroups = try words(value).map(group)
+        case ("Access", "SelectUsers"): configuration.selectUsers = try words(value).map(user)
+        case ("Access", "SelectGroups"): configuration.selectGroups = try words(value).map(group)
+        case ("Limits", "MaxTableBytes"): configuration.maximumTableBytes = try size(value, minimum: 1)
+        case ("Limits", "MaxRequestBytes"): configuration.maximumRequestBytes = try size(value, minimum: 1024)
+        case ("Limits", "MaxClients"): configuration.maximumClients = try count(value, minimum: 1)
+        case ("Limits", "ClientQueueBytes"): configuration.clientQueueBytes = try size(value, minimum: 4096)
+        case ("Limits", "HistoryLength"): configuration.historyLength = try count(value, minimum: 0)
+        case ("State", "Directory"):
+            guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the state directory must be absolute, not '\(value)'") }
+            configuration.stateDirectory = value.isEmpty ? nil : value
+        case ("Log", "Level"):
+            guard let level = Configuration.LogLevel(rawValue: value) else {
+                throw ValueError("expected one of \(Configuration.LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'")
+            }
+            configuration.logLevel = level
+        default:
+            throw ValueError(knownSections.contains(section) ? "unknown key" : "unknown section [\(section)]")
+        }
+    }
+
+    static let knownSections: Set<String> = ["Watch", "Socket", "Access", "Limits", "State", "Log"]
+
+    /// What is wrong with one value.
+    struct ValueError: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// `16M`, `512K`, `1G`, `4096` → bytes (binary multiples).
+    static func size(_ text: String, minimum: Int) throws(ValueError) -> Int {
+        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var multiplier = 1
+        if let last = text.last?.uppercased().first, let value = multipliers[last] {
+            multiplier = value
+            digits = digits.dropLast()
+        }
+        guard let number = Int(digits), number >= 0, number <= Int(Int32.max) else {
+            throw ValueError("expected a size like 4096, 512K or 16M, not '\(text)'")
+        }
+        guard number * multiplier >= minimum else { throw ValueError("must be at least \(minimum) bytes") }
+        return number * multiplier
+    }
+
+    static func count(_ text: String, minimum: Int) throws(ValueError) -> Int {
+        guard let number = Int(text), number >= minimum, number <= 1_000_000 else {
+            throw ValueError("expected a whole number from \(minimum) to 1000000, not '\(text)'")
+        }
+        return number
+    }
+
+    static func words(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).map(String.init)
+    }
+
+    static func user(_ name: String) throws(ValueError) -> Configuration.Principal {
+        if let id = UInt32(name) { return .init(name: name, id: id) }
+        guard let entry = getpwnam(name) else { throw ValueError("no such user '\(name)'") }
+        return .init(name: name, id: entry.pointee.pw_uid)
+    }
+
+    static func group(_ name: String) throws(ValueError) -> Configuration.Principal {
+        if let id = UInt32(name) { return .init(name: name, id: id) }
+        guard let entry = getgrnam(name) else { throw ValueError("no such group '\(name)'") }
+        return .init(name: name, id: entry.pointee.gr_gid)
+    }
+
+    /// libinih's callbacks land here; the first problem stops the parse.
+    private final class Reader {
+        let path: String
+        let file: UnsafeMutablePointer<FILE>
+        var line = 0
+        var configuration = Configuration()
+        var error: ConfigurationError?
+
+        init(path: String, file: UnsafeMutablePointer<FILE>) {
+            self.path = path
+            self.file = file
+        }
+
+        func apply(section: String, name: String?, value: String?) -> Bool {
+            guard let name else {
+                // A section header alone (libinih reports it with INI_CALL_HANDLER_ON_NEW_SECTION builds).
+                return true
+            }
+            do throws(ValueError) {
+                guard !section.isEmpty else { throw ValueError("a key before any [Section]") }
+                try ConfigurationFile.apply(section: section, key: name, value: value ?? "", to: &configuration)
+                return true
+            } catch {
+                self.error = ConfigurationError(file: path, line: line, key: section.isEmpty ? name : "[\(section)] \(name)",
+                                                message: error.message)
+                return false
+            }
+        }
+    }
+}

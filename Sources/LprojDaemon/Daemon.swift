@@ -1,0 +1,446 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+import CSystemd
+import LprojProtocol
+import LprojTables
+import LprojWatch
+import Synchronization
+
+/// lprojd's event loop: one thread owns the catalog, the connections, the
+/// subscriptions, the history and the selections — no locks on the hot
+/// path. It sleeps in `epoll_wait` on the listening socket, the clients, a
+/// signalfd (SIGTERM, SIGINT) and an eventfd the watcher's thread wakes it
+/// with. Idle means idle: no timers (unless systemd asked for a watchdog).
+public final class Daemon {
+    /// The program and version, as `hello` and `status` report them.
+    public static let server = "lprojd 0.1.0"
+
+    let configuration: Configuration
+    let log: Log
+    let roots: [String]
+    let instance: String
+    var sequence: UInt64 = 0
+    var history: History
+    let catalog: Catalog
+    var selections: Selections
+    let access: AccessPolicy
+    var clients: [Int32: ClientConnection] = [:]
+    var counters: [String: UInt64] = [:]
+    let started = ContinuousClock.now
+    private let listener: Listener
+    private let poller: Int32
+    private let inbox: Inbox
+    private let signals: Int32
+    private var watcher: Watcher?
+    private var handlers = Handlers()
+    private var stopping = false
+    /// Connections with output queued since the last flush.
+    private var dirty = Set<Int32>()
+
+    /// Blocks the signals the loop reads from a signalfd. Call it first in
+    /// `main`, before any thread starts, so every thread inherits the mask.
+    public static func blockSignals() {
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        sigaddset(&mask, SIGTERM)
+        sigaddset(&mask, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &mask, nil)
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Prepares everything: roots, state, socket, watcher, initial crawl.
+    /// Throws with one line saying what is wrong.
+    public init(configuration: Configuration, environment: [String: String], log: Log) throws(DaemonError) {
+        self.configuration = configuration
+        self.log = log
+        guard !configuration.roots.isEmpty else { throw DaemonError("no root to watch: give --root DIR or Root= in [Watch]") }
+        var canonical: [String] = []
+        for root in configuration.roots {
+            guard let resolved = realpath(root, nil) else {
+                throw DaemonError("root \(root): \(String(cString: strerror(errno)))")
+            }
+            let path = String(cString: resolved)
+            free(resolved)
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw DaemonError("root \(root): not a directory") }
+            if !canonical.contains(path) { canonical.append(path) }
+        }
+        roots = canonical
+        instance = String(UInt64.random(in: 1...UInt64.max), radix: 16)
+        history = History(capacity: configuration.historyLength)
+        let exclusions = Exclusions(patterns: configuration.excludes, roots: canonical)
+        catalog = Catalog(limits: TableLimits(maximumFileBytes: configuration.maximumTableBytes), exclusions: exclusions)
+        access = AccessPolicy(configuration, ownUser: getuid())
+        do throws(SelectionError) {
+            selections = try Selections(stateDirectory: configuration.resolvedStateDirectory(environment: environment))
+        } catch {
+            throw DaemonError("state directory: \(error.message)")
+        }
+        if let activated = try Listener.activated() {
+            listener = activated
+        } else {
+            listener = try Listener.open(path: configuration.resolvedSocketPath(environment: environment), mode: configuration.socketMode,
+                                         group: configuration.socketGroup?.id)
+        }
+        poller = lproj_epoll_create()
+        let wake = lproj_eventfd()
+        inbox = Inbox(descriptor: wake)
+        signals = lproj_signalfd_term()
+        guard poller >= 0, wake >= 0, signals >= 0 else {
+            listener.close()
+            throw DaemonError("cannot set up the event loop: \(String(cString: strerror(errno)))")
+        }
+        registerHandlers(into: &handlers)
+        // Watch first, then crawl: a change made during the crawl is seen twice, never missed.
+        let inbox = inbox
+        do {
+            watcher = try Watcher(roots: canonical, isExcluded: { exclusions.excludes($0) }) { inbox.post(.files($0)) }
+        } catch {
+            listener.close()
+            throw DaemonError("cannot watch: \(error.description)")
+        }
+        let crawled = catalog.crawl(roots: canonical)
+        _ = catalog.refresh(crawled)
+        for (path, record) in catalog.files.sorted(by: { $0.key < $1.key }) {
+            for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic)") }
+            _ = path
+        }
+        log.info("watching \(canonical.joined(separator: ", ")): \(catalog.bundles.count) bundles, \(catalog.served.count) tables, "
+                 + "\(watcher?.watchCount ?? 0) directories; listening on \(listener.path)")
+        add(listener.descriptor, events: interestIn)
+        add(wake, events: interestIn)
+        add(signals, events: interestIn)
+    }
+
+    /// Directories watched now.
+    var watchCount: Int { watcher?.watchCount ?? 0 }
+
+    /// The socket path the daemon listens on.
+    public var socketPath: String { listener.path }
+
+    /// Serves until SIGTERM or SIGINT; then stops accepting, flushes what
+    /// clients are owed, removes the socket. Returns the exit status.
+    public func run() -> Int32 {
+        var watchdogMicroseconds: UInt64 = 0
+        let watchdog = sd_watchdog_enabled(0, &watchdogMicroseconds) > 0
+        sd_notify(0, "READY=1\nSTATUS=watching \(roots.count) root(s), \(catalog.served.count) tables")
+        var descriptors = [Int32](repeating: 0, count: 64)
+        var events = [UInt32](repeating: 0, count: 64)
+        while !stopping {
+            let timeout = watchdog ? Int32(watchdogMicroseconds / 2000) : -1
+            let count = lproj_epoll_wait(poller, &descriptors, &events, 64, timeout)
+            if watchdog { sd_notify(0, "WATCHDOG=1") }
+            if count < 0 {
+                if errno == EINTR { continue }
+                log.error("epoll_wait: \(String(cString: strerror(errno)))")
+                break
+            }
+            for (descriptor, event) in zip(descriptors.prefix(Int(count)), events) {
+                if descriptor == listener.descriptor {
+                    acceptClients()
+                } else if descriptor == inbox.descriptor {
+                    for message in inbox.take() { handle(message) }
+                } else if descriptor == signals {
+                    while case let signal = lproj_signalfd_read(signals), signal != 0 {
+                        log.info("signal \(signal): stopping")
+                        stopping = true
+                    }
+                } else if let client = clients[descriptor] {
+                    service(client, events: event)
+                }
+            }
+            flushDirty()
+        }
+        shutDown()
+        return 0
+    }
+
+    // MARK: - Publishing
+
+    /// Gives `event` the next clock, records it in the history and queues it
+    /// for every subscription it matches.
+    func publish<E: Event>(scope: Scope, _ make: (Clock) -> E) {
+        sequence += 1
+        counters["events", default: 0] += 1
+        let event = make(clock)
+        let body: [UInt8]
+        do {
+            body = try Wire.eventBody(event)
+        } catch {
+            log.error("cannot encode \(E.name): \(error)")
+            return
+        }
+        history.append(.init(sequence: sequence, body: body, scope: scope))
+        for client in clients.values {
+            for (name, subscription) in client.subscriptions where subscription.matches(scope, app: client.app) {
+                if !client.enqueueEvent(body, for: name) { counters["events-dropped", default: 0] += 1 }
+            }
+            dirty.insert(client.descriptor)
+        }
+    }
+
+    /// The clock as of the last published event.
+    var clock: Clock { Clock(instance: instance, sequence: sequence) }
+
+    /// Publishes what the catalog says changed.
+    func publish(_ changes: [Catalog.Change]) {
+        for change in changes {
+            switch change {
+            case .bundleAdded(let bundle):
+                publish(scope: .bundle(bundle)) { BundleAdded(clock: $0, bundle: bundle) }
+            case .bundleRemoved(let bundle):
+                publish(scope: .bundle(bundle)) { BundleRemoved(clock: $0, bundle: bundle) }
+            case .localizationAdded(let bundle, let localization):
+                publish(scope: .localization(bundle: bundle, localization: localization)) {
+                    LocalizationAdded(clock: $0, bundle: bundle, language: localization)
+                }
+            case .localizationRemoved(let bundle, let localization):
+                publish(scope: .localization(bundle: bundle, localization: localization)) {
+                    LocalizationRemoved(clock: $0, bundle: bundle, language: localization)
+                }
+            case .tableChanged(let address, let diff, let deleted):
+                log.debug("\(address.bundle)/\(address.localization)/\(address.table): +\(diff.added.count) ~\(diff.changed.count) -\(diff.removed.count)")
+                publish(scope: .table(bundle: address.bundle, localization: address.localization, table: address.table)) {
+                    TableChanged(clock: $0, bundle: address.bundle, language: address.localization, table: address.table,
+                                 diff: diff, deleted: deleted)
+                }
+            case .tableInvalid(let file, let bundle, let localization, let table, let diagnostics, let kept):
+                log.info("\(file): \(diagnostics.filter { $0.severity == .error }.count) error(s); \(kept ? "last good version kept" : "not served")")
+                publish(scope: .table(bundle: bundle, localization: localization, table: table)) {
+                    TableInvalid(clock: $0, file: file, bundle: bundle, language: localization, table: table,
+                                 diagnostics: diagnostics, kept: kept ? .lastGood : .none)
+                }
+            }
+        }
+    }
+
+    // MARK: - The loop's inputs
+
+    private func handle(_ message: Inbox.Message) {
+        switch message {
+        case .files(let batch):
+            var paths: [String] = []
+            var overflowed = false
+            for event in batch {
+                switch event {
+                case .written(let path), .removed(let path): paths.append(path)
+                case .directoryGone(let path): paths += catalog.files(under: path)
+                case .directoryAppeared: break   // its files follow as `written`
+                case .overflow: overflowed = true
+                }
+            }
+            if overflowed {
+                counters["overflows", default: 0] += 1
+                log.warning("inotify queue overflowed: rescanning every root")
+                paths = Array(Set(catalog.files.keys).union(catalog.crawl(roots: roots)))
+            }
+            publish(catalog.refresh(paths))
+            if overflowed {
+                counters["resyncs", default: 0] += 1
+                publish(scope: .everyone) { Resync(reason: .overflow, clock: $0) }
+            }
+        case .synced(let descriptor, let connected, let id):
+            guard let client = clients[descriptor], client.connected == connected else { return }
+            client.pendingSyncs -= 1
+            reply(Sync.Reply(clock: clock), to: id, on: client)
+        }
+    }
+
+    private func acceptClients() {
+        while true {
+            let descriptor = lproj_accept(listener.descriptor)
+            if descriptor < 0 {
+                if errno == EINTR { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK { log.warning("accept: \(String(cString: strerror(errno)))") }
+                return
+            }
+            guard let peer = PeerCredentials(socket: descriptor) else {
+                close(descriptor)
+                continue
+            }
+            let refusal: ProtocolError?
+            if !access.mayConnect(peer) {
+                refusal = ProtocolError(.forbidden, "user \(peer.uid) may not connect (see [Access] AllowUsers/AllowGroups)")
+            } else if clients.count >= configuration.maximumClients {
+                refusal = ProtocolError(.busy, "the daemon has its maximum of \(configuration.maximumClients) clients")
+            } else {
+                refusal = nil
+            }
+            if let refusal {
+                log.info("refused a connection from pid \(peer.pid) (uid \(peer.uid)): \(refusal.message)")
+                let line = Wire.failure(refusal, to: nil)
+                _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                close(descriptor)
+                continue
+            }
+            let client = ClientConnection(descriptor: descriptor, peer: peer, maximumLineLength: configuration.maximumRequestBytes,
+                                          queueLimit: configuration.clientQueueBytes)
+            clients[descriptor] = client
+            counters["connections", default: 0] += 1
+            add(descriptor, events: interestIn | interestPeerClosed)
+            log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
+        }
+    }
+
+    /// Reads what a client sent and answers it; writes what it is owed.
+    private func service(_ client: ClientConnection, events: UInt32) {
+        if events & interestOut != 0 { dirty.insert(client.descriptor) }
+        guard events & (interestIn | interestHangUp | interestError | interestPeerClosed) != 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = buffer.withUnsafeMutableBytes { recv(client.descriptor, $0.baseAddress, $0.count, 0) }
+        if count < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+            return disconnect(client, reason: String(cString: strerror(errno)))
+        }
+        if count == 0 {
+            return disconnect(client, reason: nil)
+        }
+        for output in client.framer.append(buffer.prefix(count)) {
+            switch output {
+            case .line(let line):
+                if line.isEmpty { continue }
+                counters["requests", default: 0] += 1
+                handlers.handle(line, from: client, daemon: self)
+            case .overlong:
+                counters["requests-refused", default: 0] += 1
+                client.enqueue(Wire.failure(ProtocolError(.lineTooLong,
+                    "a request line is longer than the \(ByteCountText.describe(configuration.maximumRequestBytes)) limit; skipped to its end"),
+                    to: nil))
+            }
+        }
+        dirty.insert(client.descriptor)
+    }
+
+    /// Writes every queued output; pauses reading from clients whose queue is
+    /// full and resumes them when it drains; settles lagging subscriptions.
+    private func flushDirty() {
+        let pending = dirty
+        dirty.removeAll(keepingCapacity: true)
+        for descriptor in pending {
+            guard let client = clients[descriptor] else { continue }
+            guard client.flush() else {
+                disconnect(client, reason: "write failed")
+                continue
+            }
+            for subscription in client.takeLagging() {
+                counters["resyncs", default: 0] += 1
+                log.info("subscription \"\(subscription.name)\" of pid \(client.peer.pid) fell behind: told to resync")
+                if let body = try? Wire.eventBody(Resync(reason: .slowConsumer, clock: clock)) {
+                    client.enqueueEvent(body, for: subscription.name)
+                }
+                _ = client.flush()
+            }
+            if client.queuedBytes == 0 && client.closeWhenFlushed {
+                disconnect(client, reason: "closed after a fatal error")
+                continue
+            }
+            // Wait for room to write; stop reading while the queue is full.
+            var events = interestPeerClosed
+            if !client.isFull { events |= interestIn }
+            if client.queuedBytes > 0 { events |= interestOut }
+            modify(descriptor, events: events)
+        }
+    }
+
+    func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID, on client: ClientConnection) {
+        do {
+            client.enqueue(try Wire.reply(reply, to: id))
+        } catch {
+            client.enqueue(Wire.failure(ProtocolError(.internal, "cannot encode the reply: \(error)"), to: id))
+        }
+        dirty.insert(client.descriptor)
+    }
+
+    func fail(_ error: ProtocolError, to id: RequestID?, on client: ClientConnection) {
+        counters["requests-failed", default: 0] += 1
+        client.enqueue(Wire.failure(error, to: id))
+        dirty.insert(client.descriptor)
+    }
+
+    /// Asks the watcher to answer once everything before now has been processed.
+    func sync(_ id: RequestID, on client: ClientConnection) {
+        client.pendingSyncs += 1
+        let inbox = inbox, descriptor = client.descriptor, connected = client.connected
+        if let watcher {
+            watcher.sync { inbox.post(.synced(descriptor, connected, id)) }
+        } else {
+            inbox.post(.synced(descriptor, connected, id))
+        }
+    }
+
+    private func disconnect(_ client: ClientConnection, reason: String?) {
+        lproj_epoll_remove(poller, client.descriptor)
+        close(client.descriptor)
+        clients[client.descriptor] = nil
+        dirty.remove(client.descriptor)
+        log.debug("client pid \(client.peer.pid) disconnected\(reason.map { ": \($0)" } ?? "")")
+    }
+
+    private func shutDown() {
+        sd_notify(0, "STOPPING=1")
+        lproj_epoll_remove(poller, listener.descriptor)
+        listener.close()
+        watcher?.stop()
+        watcher = nil
+        // Flush what clients are owed, for at most a second; a stuck client does not hold the exit.
+        let deadline = ContinuousClock.now + .seconds(1)
+        for client in clients.values {
+            while client.queuedBytes > 0, ContinuousClock.now < deadline {
+                var poll = pollfd(fd: client.descriptor, events: Int16(POLLOUT), revents: 0)
+                guard Glibc.poll(&poll, 1, 100) >= 0, client.flush() else { break }
+            }
+            shutdown(client.descriptor, Int32(SHUT_RDWR))
+            close(client.descriptor)
+        }
+        clients.removeAll()
+        log.info("stopped")
+    }
+
+    private func add(_ descriptor: Int32, events: UInt32) {
+        lproj_epoll_control(poller, descriptor, events, 1)
+    }
+
+    private func modify(_ descriptor: Int32, events: UInt32) {
+        lproj_epoll_control(poller, descriptor, events, 0)
+    }
+}
+
+private let interestIn = UInt32(LPROJ_POLL_IN)
+private let interestOut = UInt32(LPROJ_POLL_OUT)
+private let interestError = UInt32(LPROJ_POLL_ERR)
+private let interestHangUp = UInt32(LPROJ_POLL_HUP)
+private let interestPeerClosed = UInt32(LPROJ_POLL_RDHUP)
+
+/// Messages from other threads to the loop: the watcher's batches and sync
+/// answers. Posting wakes the loop through an eventfd.
+final class Inbox: Sendable {
+    enum Message: Sendable {
+        case files([FileEvent])
+        /// A `sync` request's watcher round trip finished (connection, its connect time, the request id).
+        case synced(Int32, ContinuousClock.Instant, RequestID)
+    }
+
+    let descriptor: Int32
+    private let messages = Mutex<[Message]>([])
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    func post(_ message: Message) {
+        messages.withLock { $0.append(message) }
+        var one: UInt64 = 1
+        _ = write(descriptor, &one, 8)
+    }
+
+    func take() -> [Message] {
+        var count: UInt64 = 0
+        _ = read(descriptor, &count, 8)
+        return messages.withLock { messages in
+            defer { messages.removeAll() }
+            return messages
+        }
+    }
+}
