@@ -38,7 +38,9 @@ public struct Entry: Hashable, Sendable {
     private let storage: Storage
 
     public init(value: Variants, substitutions: [String: Substitution] = [:], state: TranslationState? = nil) {
-        if case .text(let text) = value, substitutions.isEmpty, state == nil {
+        // `translated` is a catalog's normal state: such a plain string is
+        // stored (and sent) as plain text, as the JSON form says.
+        if case .text(let text) = value, substitutions.isEmpty, state == nil || state == .translated {
             storage = .text(text)
         } else {
             storage = .rich(Rich(value: value, substitutions: substitutions, state: state))

@@ -1,0 +1,240 @@
+import Foundation
+import LprojClient
+import LprojProtocol
+import LprojTables
+import XCTest
+
+/// The daemon under faults: overflow, kill -9 and restart, stuck clients,
+/// hostile requests, signals, sockets left behind, bad configuration.
+final class DaemonLifecycleTests: XCTestCase {
+    func testOverflowRescansAndTellsSubscribersToResync() throws {
+        let daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"before\";\n")
+        try daemon.start()
+        let connection = try daemon.connect()
+        var mirror = Mirror(snapshot: try XCTUnwrap(connection.send(Subscribe(name: "all", snapshot: true)).tables))
+        try daemon.shell("mkdir junk")
+        _ = try connection.send(Sync())   // now junk/ is watched
+        // Stopped, the daemon cannot read its queue: 20,000 new files overflow it.
+        daemon.signal(SIGSTOP)
+        try daemon.shell("cd junk && seq 1 20000 | xargs touch")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"after\";\n\"b\" = \"new\";\n")
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"a\" = \"apres\";\n")
+        daemon.signal(SIGCONT)
+        let resync = try connection.awaitEvent(Resync.name, timeout: .seconds(120)) { _ in true }.decode(Resync.self)
+        XCTAssertEqual(resync.reason, .overflow)
+        // After a resync the subscriber takes a snapshot; it equals the disk.
+        mirror = Mirror(snapshot: try connection.send(Snapshot(), timeout: .seconds(60)).tables)
+        XCTAssertEqual(mirror, try Mirror(disk: [daemon.root + "/App"]))
+        XCTAssertEqual(mirror.tables[Mirror.key(daemon.root + "/App", "en", "Localizable")]?["a"]?.text, "after")
+        let status = try connection.send(Status())
+        XCTAssertGreaterThanOrEqual(status.counters["overflows"] ?? 0, 1)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testKilledAndRestartedDaemonAnswersAnOldClockWithAFreshSnapshot() throws {
+        let daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"one\";\n")
+        try daemon.start()
+        var connection = try daemon.connect()
+        _ = try connection.send(Subscribe(name: "s"))
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"two\";\n")
+        let seen = try connection.awaitEvent(TableChanged.name).decode(TableChanged.self)
+        daemon.killHard()
+        // Changed while no daemon runs: the old value must not survive.
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"three\";\n")
+        try daemon.start()
+        connection = try daemon.connect()
+        let reply = try connection.send(Subscribe(name: "s", since: seen.clock))
+        XCTAssertTrue(reply.fresh, "a clock of another instance cannot be replayed")
+        XCTAssertNotEqual(reply.clock.instance, seen.clock.instance)
+        let tables = try XCTUnwrap(reply.tables, "a fresh reply to `since` carries the snapshot")
+        XCTAssertEqual(tables.first { $0.language == "en" }?.entries["a"]?.text, "three")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testSinceWithinTheHistoryReplaysWhatWasMissed() throws {
+        let daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"one\";\n")
+        try daemon.start()
+        let first = try daemon.connect()
+        let clock = try first.send(Subscribe(name: "s")).clock
+        let other = try daemon.connect()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"two\";\n")
+        _ = try other.send(Sync())
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"three\";\n")
+        _ = try other.send(Sync())
+        let reply = try other.send(Subscribe(name: "again", since: clock))
+        XCTAssertFalse(reply.fresh)
+        XCTAssertNil(reply.tables)
+        let one = try other.awaitEvent(TableChanged.name).decode(TableChanged.self)
+        let two = try other.awaitEvent(TableChanged.name).decode(TableChanged.self)
+        XCTAssertEqual([one.changed["a"]?.text, two.changed["a"]?.text], ["two", "three"])
+        XCTAssertEqual(two.clock, reply.clock)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testAStuckSubscriberNeverDelaysALiveOneAndIsToldToResync() throws {
+        let config = try writeConfig("[Limits]\nClientQueueBytes=8K\n")
+        let daemon = try DaemonProcess(extraArguments: ["--config", config])
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"0\";\n")
+        try daemon.start()
+        let stuck = try daemon.connect()
+        _ = try stuck.send(Subscribe(name: "stuck"))
+        let live = try daemon.connect()
+        _ = try live.send(Subscribe(name: "live"))
+        // Far more than the socket's kernel buffer and the 8 KiB queue hold.
+        let padding = String(repeating: "x", count: 20_000)
+        for round in 1...60 {
+            try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"\(round)\";\n\"pad\" = \"\(padding)\(round)\";\n")
+            let event = try live.awaitEvent(TableChanged.name).decode(TableChanged.self)
+            XCTAssertEqual(event.changed["a"]?.text, "\(round)")
+        }
+        let status = try live.send(Status())
+        let queued = status.clients.first { $0.subscriptions == ["stuck"] }?.queuedBytes ?? -1
+        XCTAssertLessThanOrEqual(queued, 8192 + 25_000, "a stuck client's queue stays bounded (its limit and one event)")
+        XCTAssertGreaterThan(status.counters["events-dropped"] ?? 0, 0)
+        // When it reads again, what it missed is replaced by a resync.
+        let resync = try stuck.awaitEvent(Resync.name, timeout: .seconds(30)).decode(Resync.self)
+        XCTAssertEqual(resync.reason, .slowConsumer)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testHostileRequestsGetErrorRepliesAndTheConnectionSurvives() throws {
+        let config = try writeConfig("[Limits]\nMaxRequestBytes=4K\n")
+        let daemon = try DaemonProcess(extraArguments: ["--config", config])
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
+        try FileManager.default.createDirectory(atPath: daemon.directory + "/secret/fr.lproj", withIntermediateDirectories: true)
+        try daemon.shell("ln -s '\(daemon.directory)/secret' escape")
+        try daemon.start()
+        let connection = try daemon.connect()
+        func errorReply(_ line: String) throws -> [String: Any] {
+            try connection.write(Array((line + "\n").utf8))
+            let reply = try connection.nextReplyLine()
+            return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any])
+        }
+        func code(_ object: [String: Any]) -> String? { (object["error"] as? [String: Any])?["code"] as? String }
+        func field(_ object: [String: Any]) -> String? { (object["error"] as? [String: Any])?["field"] as? String }
+        XCTAssertEqual(code(try errorReply("{not json")), "malformed")
+        XCTAssertEqual(code(try errorReply("[1,2]")), "malformed")
+        XCTAssertEqual(code(try errorReply(#"{"id":1,"op":"frobnicate"}"#)), "unknown-op")
+        let missing = try errorReply(#"{"id":2,"op":"lookup","bundle":"/x"}"#)
+        XCTAssertEqual(code(missing), "missing-field")
+        XCTAssertEqual(field(missing), "key")
+        let wrongType = try errorReply(#"{"id":3,"op":"subscribe","name":"s","languages":["en",7]}"#)
+        XCTAssertEqual(code(wrongType), "invalid-field")
+        XCTAssertEqual(field(wrongType), "languages[1]")
+        XCTAssertEqual(code(try errorReply(#"{"id":4,"op":"snapshot","bundle":"\#(daemon.root)/escape"}"#)), "outside-roots")
+        XCTAssertEqual(code(try errorReply(#"{"id":5,"op":"snapshot","bundle":"\#(daemon.root)/App/../.."}"#)), "outside-roots")
+        XCTAssertEqual(code(try errorReply(#"{"id":6,"op":"snapshot","bundle":"\#(daemon.root)/nowhere/../../x"}"#)), "outside-roots")
+        XCTAssertEqual(code(try errorReply(#"{"id":7,"op":"hello","client":"t","protocol":99}"#)), "unsupported-protocol")
+        XCTAssertEqual(code(try errorReply(#"{"id":8,"op":"select-language","app":"../etc","language":"fr"}"#)), "invalid-field")
+        XCTAssertEqual(code(try errorReply(#"{"id":9,"op":"select-language","app":"a","language":"not a tag!"}"#)), "invalid-field")
+        let long = #"{"id":10,"op":"status","pad":""# + String(repeating: "a", count: 10_000) + #""}"#
+        XCTAssertEqual(code(try errorReply(long)), "line-too-long")
+        // The same connection still works.
+        let lookup = try connection.send(Lookup(bundle: daemon.root + "/App", key: "a", languages: ["en"]))
+        XCTAssertEqual(lookup.text, "x")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testSelectedLanguageIsPushedToTheAppAndPersisted() throws {
+        let daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
+        try daemon.start()
+        let app = try daemon.connect()
+        _ = try app.send(Hello(client: "demo", app: "com.example.demo"))
+        _ = try app.send(Subscribe(name: "ui", bundle: daemon.root + "/App"))
+        let otherApp = try daemon.connect()
+        _ = try otherApp.send(Hello(client: "other", app: "com.example.other"))
+        _ = try otherApp.send(Subscribe(name: "ui"))
+        let tool = try daemon.connect()
+        let reply = try tool.send(SelectLanguage(app: "com.example.demo", language: "zh-Hant"))
+        XCTAssertEqual(reply.language, "zh-Hant")
+        let event = try app.awaitEvent(LanguageSelected.name).decode(LanguageSelected.self)
+        XCTAssertEqual(event.language, "zh-Hant")
+        XCTAssertEqual(event.clock, reply.clock)
+        _ = try otherApp.send(Sync())
+        XCTAssertThrowsError(try otherApp.nextEvent(timeout: .milliseconds(1)), "another app hears nothing")
+        XCTAssertEqual(try String(contentsOfFile: daemon.state + "/languages/com.example.demo", encoding: .utf8), "zh-Hant\n")
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.start()
+        let again = try daemon.connect()
+        XCTAssertEqual(try again.send(Hello(client: "demo", app: "com.example.demo")).language, "zh-Hant", "persisted across restarts")
+        _ = try again.send(SelectLanguage(app: "com.example.demo", language: "system"))
+        XCTAssertNil(try again.send(Hello(client: "demo", app: "com.example.demo")).language)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.state + "/languages/com.example.demo"))
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testSigtermRemovesTheSocketAndAStaleSocketIsReplacedButALiveOneIsNot() throws {
+        let daemon = try DaemonProcess()
+        try daemon.start()
+        // A second daemon on the same socket refuses to steal it.
+        let second = try runDaemon(["--foreground", "--root", daemon.root, "--socket", daemon.socket, "--state", daemon.state])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertTrue(second.stderr.contains("another lprojd is already listening on \(daemon.socket)"), second.stderr)
+        XCTAssertEqual(daemon.stop(), 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: daemon.socket), "SIGTERM removes the socket")
+        // kill -9 leaves the socket behind; the next start replaces it.
+        try daemon.start()
+        daemon.killHard()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: daemon.socket))
+        try daemon.start()
+        _ = try daemon.connect().send(Status())
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    func testCheckConfigPrintsTheEffectiveConfigurationOrNamesTheBadKey() throws {
+        let good = try writeConfig("[Watch]\nRoot=/srv/a\nExclude=.git *.bak\n\n[Limits]\nMaxClients=10\nClientQueueBytes=2M\n")
+        let result = try runDaemon(["--check-config", "--config", good, "--socket", "/tmp/x.sock"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("Root=/srv/a\nExclude=.git\nExclude=*.bak"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("MaxClients=10"))
+        XCTAssertTrue(result.stdout.contains("ClientQueueBytes=2097152"))
+        XCTAssertTrue(result.stdout.contains("Path=/tmp/x.sock"), "flags override the file")
+        let bad = try writeConfig("[Watch]\nRoot=/srv/a\n\n[Limits]\nClientQueueBytes=lots\n")
+        let failed = try runDaemon(["--check-config", "--config", bad])
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertEqual(failed.stderr, "lprojd: \(bad):5: [Limits] ClientQueueBytes: expected a size like 4096, 512K or 16M, not 'lots'\n")
+        let unknown = try writeConfig("[Watch]\nRoot=/srv/a\nRoots=/srv/b\n")
+        XCTAssertEqual(try runDaemon(["--check-config", "--config", unknown]).stderr, "lprojd: \(unknown):3: [Watch] Roots: unknown key\n")
+        let garbage = try writeConfig("[Watch]\nRoot=/srv/a\nthis is not ini\n")
+        XCTAssertTrue(try runDaemon(["--check-config", "--config", garbage]).stderr.contains("\(garbage):3: not an INI line"))
+        let noRoot = try runDaemon(["--foreground", "--socket", "/tmp/lpd-none.sock"])
+        XCTAssertEqual(noRoot.status, 1)
+        XCTAssertTrue(noRoot.stderr.contains("no root to watch"), noRoot.stderr)
+        XCTAssertEqual(try runDaemon(["--bogus"]).status, 2)
+    }
+
+    // MARK: helpers
+
+    private var scratch: [String] = []
+
+    override func tearDown() {
+        for path in scratch { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    private func writeConfig(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "/lprojd-test-\(UUID().uuidString).conf"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        scratch.append(path)
+        return path
+    }
+
+    private func runDaemon(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = binaryDirectory().appendingPathComponent("lprojd")
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "NOTIFY_SOCKET")
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile(), stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}

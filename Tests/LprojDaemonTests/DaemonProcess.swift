@@ -1,0 +1,202 @@
+import Foundation
+import LprojCatalog
+import LprojClient
+import LprojProtocol
+import LprojTables
+import XCTest
+
+/// The built `lprojd` binary running on a temporary tree: started with a
+/// NOTIFY_SOCKET of the test's own, so "ready" is the daemon's sd_notify
+/// READY=1 — no sleeping, no polling the socket.
+final class DaemonProcess {
+    let directory: String
+    let root: String
+    let socket: String
+    let state: String
+    private(set) var process: Process?
+    private var notify: Int32 = -1
+    private let notifyPath: String
+    let extraArguments: [String]
+    private(set) var stderrPath: String
+
+    init(extraArguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+        var template = Array("/tmp/lpd-XXXXXX".utf8CString)
+        directory = String(cString: mkdtemp(&template)!)
+        root = directory + "/root"
+        socket = directory + "/d.sock"
+        state = directory + "/state"
+        notifyPath = directory + "/n.sock"
+        stderrPath = directory + "/stderr"
+        self.extraArguments = extraArguments
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        if let process, process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        if notify >= 0 { close(notify) }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Starts lprojd and waits for READY=1 (or its exit, which fails the test).
+    func start(timeout: Duration = .seconds(30)) throws {
+        if notify < 0 { notify = try Self.bindDatagram(notifyPath) }
+        let process = Process()
+        process.executableURL = binaryDirectory().appendingPathComponent("lprojd")
+        process.arguments = ["--foreground", "--root", root, "--socket", socket, "--state", state] + extraArguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notifyPath
+        environment.removeValue(forKey: "LISTEN_FDS")
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            guard process.isRunning else {
+                throw DaemonTestError("lprojd exited (\(process.terminationStatus)) before it was ready: \(log)")
+            }
+            guard ContinuousClock.now < deadline else { throw DaemonTestError("lprojd not ready in time: \(log)") }
+            var poll = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&poll, 1, 200) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(notify, &buffer, buffer.count, 0)
+            if count > 0, String(decoding: buffer.prefix(count), as: UTF8.self).split(separator: "\n").contains("READY=1") { return }
+        }
+    }
+
+    /// SIGTERM, then waits for the exit; returns the status.
+    @discardableResult
+    func stop() -> Int32 {
+        guard let process else { return -1 }
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// SIGKILL: no cleanup at all.
+    func killHard() {
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func signal(_ number: Int32) {
+        if let process { kill(process.processIdentifier, number) }
+    }
+
+    var pid: Int32 { process?.processIdentifier ?? 0 }
+
+    /// What the daemon wrote on standard error.
+    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    func connect() throws -> DaemonConnection { try DaemonConnection(path: socket) }
+
+    // MARK: files
+
+    func path(_ relative: String) -> String { root + "/" + relative }
+
+    func write(_ relative: String, _ contents: String) throws {
+        let url = URL(fileURLWithPath: path(relative))
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(contents.utf8).write(to: url)
+    }
+
+    /// Runs a shell command in the root.
+    func shell(_ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw DaemonTestError("shell command failed (\(process.terminationStatus)): \(command)") }
+    }
+
+    private static func bindDatagram(_ path: String) throws -> Int32 {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw DaemonTestError("cannot bind the notify socket \(path)") }
+        return descriptor
+    }
+}
+
+struct DaemonTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The directory of the built executables: `$LPROJ_BIN_DIR`, else the test bundle's.
+func binaryDirectory() -> URL {
+    if let path = ProcessInfo.processInfo.environment["LPROJ_BIN_DIR"] { return URL(fileURLWithPath: path) }
+    var url = Bundle(for: DaemonProcess.self).bundleURL
+    while url.pathExtension == "xctest" || url.lastPathComponent == "Contents" { url.deleteLastPathComponent() }
+    return url
+}
+
+/// What a subscriber knows: tables built from a snapshot and the events
+/// after it, exactly as a client library would keep them.
+struct Mirror: Equatable {
+    var tables: [String: [String: Entry]] = [:]   // "bundle|localization|table" → entries
+    var resyncs = 0
+    var invalid: [TableInvalid] = []
+
+    static func key(_ bundle: String, _ localization: String, _ table: String) -> String { "\(bundle)|\(localization)|\(table)" }
+
+    static func == (lhs: Mirror, rhs: Mirror) -> Bool { lhs.tables == rhs.tables }
+
+    init(snapshot: [TableSnapshot]) {
+        for table in snapshot { tables[Self.key(table.bundle, table.language, table.table)] = table.entries }
+    }
+
+    /// The state a fresh parse of the disk gives, for the bundles under `root`.
+    init(disk bundles: [String]) throws {
+        for path in bundles {
+            let bundle = try LocalizedBundle.load(path: path)
+            for (localization, byName) in bundle.tables {
+                for (name, table) in byName { tables[Self.key(path, localization, name)] = table.entries }
+            }
+        }
+    }
+
+    mutating func apply(_ event: DaemonConnection.ReceivedEvent) throws {
+        switch event.name {
+        case TableChanged.name:
+            let change = try event.decode(TableChanged.self)
+            let key = Self.key(change.bundle, change.language, change.table)
+            if change.deleted == true {
+                tables[key] = nil
+            } else {
+                var entries = tables[key] ?? [:]
+                for removed in change.removed { entries[removed] = nil }
+                entries.merge(change.added) { $1 }
+                entries.merge(change.changed) { $1 }
+                tables[key] = entries
+            }
+        case TableInvalid.name:
+            invalid.append(try event.decode(TableInvalid.self))
+        case Resync.name:
+            resyncs += 1
+        default:
+            break
+        }
+    }
+
+    /// Applies every event that arrived before a `sync` reply: then the mirror is as of every change made before the call.
+    mutating func catchUp(_ connection: DaemonConnection) throws {
+        _ = try connection.send(Sync(), timeout: .seconds(60))
+        while let event = try? connection.nextEvent(timeout: .milliseconds(1)) {
+            try apply(event)
+        }
+    }
+}
