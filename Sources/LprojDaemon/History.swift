@@ -52,7 +52,7 @@ enum Scope {
     case table(bundle: String, localization: String?, table: String)
     case localization(bundle: String, localization: String)
     case bundle(String)
-    /// A language selection: only for connections of that app.
+    /// A language selection: for connections of that app, and for tools (connections without an app).
     case app(String)
     /// Every subscription (a resync after an overflow).
     case everyone

@@ -28,7 +28,8 @@ struct Subscription {
         case .everyone:
             return true
         case .app(let selected):
-            return selected == app
+            // An app hears its own selections; a tool (no app in its hello) hears every app's.
+            return app == nil || selected == app
         case .bundle(let path):
             return bundle == nil || bundle == path
         case .localization(let path, let localization):

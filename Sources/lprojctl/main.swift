@@ -6,7 +6,8 @@ let program = "lprojctl"
 let help = """
     Usage: lprojctl COMMAND [OPTIONS] [ARGUMENTS]
 
-    Check and inspect Apple localization tables (.strings, .stringsdict, .xcstrings).
+    Check and inspect Apple localization tables (.strings, .stringsdict, .xcstrings),
+    and talk to a running lprojd.
 
     Commands:
       lint [--format gcc|json] PATH...   report every problem in tables or directories of them
@@ -14,13 +15,24 @@ let help = """
       match --available TAG,... [--prefer TAG,...] [--development TAG]
                                          the localizations preferences choose, best first
       get KEY --bundle PATH [--language TAG]... [--table NAME] [--arg VALUE]...
-                                         a key's text in a bundle on disk, and how it was found
+                                         a key's text in a bundle, and how it was found
+                                         (from the files on disk, or with --live from lprojd)
+
+    Commands for a running lprojd (--socket PATH to choose it):
+      status [--json]                    what the daemon is doing: roots, tables, clients, counters
+      list [--json]                      bundles, localizations and tables, with their health
+      tail [--json] [--bundle PATH] [--language NAME] [--table NAME]
+                                         events as they happen: diffs, broken saves, selections
+      select --app ID LANGUAGE|system    select the language of every process of an app
 
     Options:
       -h, --help     show this help (also after a command: lprojctl lint --help)
       --version      print the version
 
-    Exit status: 0 success, 1 a table has errors, 2 usage error or unreadable path.
+    Exit status: 0 success, 1 a table has errors (or the daemon refused), 2 usage
+    error or unreadable path, 3 no daemon answers.
     """
 
-Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run])
+Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
+                                           "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
+                                           "select": SelectCommand.run])

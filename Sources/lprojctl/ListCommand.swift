@@ -1,0 +1,54 @@
+import Foundation
+import LprojCommandLine
+import LprojProtocol
+
+/// `lprojctl list`: the bundles the daemon serves, their localizations and tables.
+enum ListCommand {
+    static let help = """
+        Usage: lprojctl list [--json] [--socket PATH]
+
+        Lists every bundle the running lprojd knows, its localizations, and each
+        table with its entry count. A table whose file is broken right now is
+        marked "invalid" (its last good version is still served).
+
+        Options:
+          --json          print the daemon's reply as canonical JSON
+        \(LiveDaemon.socketHelp)
+
+        Exit status: 0 success, 2 usage error, 3 no daemon answers.
+        """
+
+    static func run(_ argv: [String]) {
+        let command = "\(program) list"
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help", "json"], options: ["socket"])
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") { Console.out(help); return }
+        if let operand = arguments.operands.first { Console.usage(command, UsageError("unexpected argument '\(operand)'")) }
+        let (connection, _) = LiveDaemon.connect(arguments, client: "lprojctl list")
+        let list = LiveDaemon.send(List(), on: connection)
+        if arguments.has("json") {
+            Console.out((try? CanonicalJSON.text(encoding: list)) ?? "{}")
+            return
+        }
+        var lines: [String] = []
+        for bundle in list.bundles {
+            lines.append(bundle.path)
+            let width = bundle.localizations.map(\.name.count).max() ?? 0
+            for localization in bundle.localizations {
+                let tables = localization.tables.map { table -> String in
+                    var detail = "\(table.entries)"
+                    if table.health == .invalid { detail += ", invalid: \(table.errors) error\(table.errors == 1 ? "" : "s")" }
+                    if table.warnings > 0 { detail += ", \(table.warnings) warning\(table.warnings == 1 ? "" : "s")" }
+                    return "\(table.name) (\(detail))"
+                }
+                lines.append("  " + localization.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + tables.joined(separator: "  "))
+            }
+        }
+        if lines.isEmpty { lines = ["(no bundles)"] }
+        Console.out(lines.joined(separator: "\n"))
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import LprojClient
+import LprojCommandLine
+import LprojProtocol
+
+/// What the live commands share: reaching the daemon and reporting failures.
+enum LiveDaemon {
+    /// The `--socket` option every live command takes.
+    static let socketHelp = """
+          --socket PATH   the daemon's socket (default: $LPROJD_SOCKET, else
+                          /run/lprojd/lprojd.sock for root, else
+                          $XDG_RUNTIME_DIR/lprojd.sock, else /tmp/lprojd-$UID.sock)
+        """
+
+    /// Exit status when no daemon answers.
+    static let unreachableStatus: Int32 = 3
+
+    /// A connection that has said hello, or an exit naming the socket (status 3).
+    static func connect(_ arguments: Arguments, client: String, app: String? = nil) -> (DaemonConnection, Hello.Reply) {
+        do {
+            let connection = try DaemonConnection(path: arguments.value("socket"))
+            let hello = try connection.send(Hello(client: client, app: app))
+            return (connection, hello)
+        } catch {
+            Console.fail(program, error.description, status: unreachableStatus)
+        }
+    }
+
+    /// Sends `request`, or exits: 1 when the daemon refused it, 3 when it went away.
+    static func send<R: Request>(_ request: R, on connection: DaemonConnection) -> R.Reply {
+        do {
+            return try connection.send(request)
+        } catch {
+            if case .refused = error { Console.fail(program, error.description, status: 1) }
+            Console.fail(program, error.description, status: unreachableStatus)
+        }
+    }
+
+    /// An entry for people: a plain string quoted, a rule as compact JSON.
+    static func describe(_ entry: (some Encodable)?) -> String {
+        guard let entry, let text = try? CanonicalJSON.text(encoding: entry) else { return "(none)" }
+        return text
+    }
+}
