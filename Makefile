@@ -40,8 +40,8 @@ test: deps
 	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log
 	@awk '/^Test Case .* passed/ {p++} /^Test Case .* failed/ {f++} END {printf "%d passed, %d failed\n", p, f}' .build/test.log
 
-## demo: the main job on the example bundle (until the daemon lands: lint it,
-## dump tables, resolve keys as an app in several languages would).
+## demo: lint the example bundle, resolve keys as an app would, then run
+## lprojd on a copy of it with lprojctl tail following a few live edits.
 demo: build
 	@echo "== lprojctl lint Examples/Demo/Resources"
 	@$(BIN_DEBUG)/lprojctl lint Examples/Demo/Resources
@@ -49,12 +49,7 @@ demo: build
 	  echo "== lprojctl get item_count --bundle Examples/Demo/Resources --language $$lang --arg 2"; \
 	  $(BIN_DEBUG)/lprojctl get item_count --bundle Examples/Demo/Resources --language $$lang --arg 2 || exit $$?; \
 	done
-	@for lang in en zh-Hant ar; do \
-	  echo "== lprojctl dump Examples/Demo/Resources/$$lang.lproj/Localizable.strings"; \
-	  $(BIN_DEBUG)/lprojctl dump Examples/Demo/Resources/$$lang.lproj/Localizable.strings || exit $$?; \
-	done
-	@echo "== lprojctl dump Examples/Demo/Resources/ar.lproj/Localizable.stringsdict"
-	@$(BIN_DEBUG)/lprojctl dump Examples/Demo/Resources/ar.lproj/Localizable.stringsdict
+	@Examples/demo.sh $(BIN_DEBUG)
 
 ## fuzz: libFuzzer over the three parsers (FUZZ_RUNS executions, seeded from the
 ## corpus), then every input it kept replayed once with leak detection on.

@@ -158,7 +158,7 @@ extension Daemon {
                           queuedBytes: $0.queuedBytes)
         }
         let uptime = ContinuousClock.now - started
-        return .reply(Status.Reply(server: Self.server, instance: instance, clock: clock,
+        return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: instance, clock: clock,
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                                    roots: roots, watches: watchCount, bundles: catalog.bundles.count, tables: catalog.served.count,
                                    clients: clients, counters: counters))

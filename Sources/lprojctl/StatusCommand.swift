@@ -36,7 +36,7 @@ enum StatusCommand {
         }
         let uptime = Int(status.uptimeSeconds)
         var lines = [
-            "\(status.server), instance \(status.instance), clock \(status.clock), up \(uptime / 3600)h\(uptime / 60 % 60)m\(uptime % 60)s",
+            "\(status.server) (pid \(status.pid)), instance \(status.instance), clock \(status.clock), up \(uptime / 3600)h\(uptime / 60 % 60)m\(uptime % 60)s",
             "roots: \(status.roots.joined(separator: ", ")) (\(status.watches) directories watched)",
             "\(status.bundles) bundle\(status.bundles == 1 ? "" : "s"), \(status.tables) table\(status.tables == 1 ? "" : "s")",
             "clients: \(status.clients.count)",

@@ -91,6 +91,7 @@ enum TailCommand {
                         lines.append("  ~ \(name): \(text(entries[name])) → \(text(change.changed[name]))")
                     }
                     for name in change.removed.sorted() { lines.append("  - \(name): \(text(entries[name]))") }
+                    if lines.count == 1 && change.deleted != true { lines.append("  (valid again; same entries as the last good version)") }
                     for name in change.removed { entries[name] = nil }
                     entries.merge(change.added) { $1 }
                     entries.merge(change.changed) { $1 }

@@ -100,5 +100,5 @@ do {
     if let readiness { readiness.fail(error.description) }
     Console.fail(program, error.description, status: 1)
 }
-readiness?.ready("\(program): serving on \(daemon.socketPath)")
+readiness?.ready("\(program): serving on \(daemon.socketPath) (pid \(getpid()))")
 exit(daemon.run())

@@ -193,6 +193,11 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("MaxClients=10"))
         XCTAssertTrue(result.stdout.contains("ClientQueueBytes=2097152"))
         XCTAssertTrue(result.stdout.contains("Path=/tmp/x.sock"), "flags override the file")
+        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/lprojd.conf").path
+        let shippedResult = try runDaemon(["--check-config", "--config", shipped])
+        XCTAssertEqual(shippedResult.status, 0, "config/lprojd.conf must stay valid: \(shippedResult.stderr)")
+        XCTAssertTrue(shippedResult.stdout.contains("Exclude=node_modules\n"), shippedResult.stdout)
         let bad = try writeConfig("[Watch]\nRoot=/srv/a\n\n[Limits]\nClientQueueBytes=lots\n")
         let failed = try runDaemon(["--check-config", "--config", bad])
         XCTAssertEqual(failed.status, 1)

@@ -7,6 +7,8 @@ public struct Status: Request {
 
     public struct Reply: Codable, Sendable, Equatable {
         public var server: String
+        /// The daemon's process id.
+        public var pid: Int32
         public var instance: String
         public var clock: Clock
         public var uptimeSeconds: Double
@@ -18,9 +20,10 @@ public struct Status: Request {
         /// Named counters: events published, files parsed, parse errors, overflows, resyncs…
         public var counters: [String: UInt64]
 
-        public init(server: String, instance: String, clock: Clock, uptimeSeconds: Double, roots: [String], watches: Int,
+        public init(server: String, pid: Int32, instance: String, clock: Clock, uptimeSeconds: Double, roots: [String], watches: Int,
                     bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64]) {
             self.server = server
+            self.pid = pid
             self.instance = instance
             self.clock = clock
             self.uptimeSeconds = uptimeSeconds
