@@ -38,6 +38,8 @@ public final class Daemon {
     private var stopping = false
     /// Connections with output queued since the last flush.
     private var dirty = Set<Int32>()
+    /// Connections refused (access, limits), kept until their peer closes.
+    private var refused = Set<Int32>()
 
     /// Blocks the signals the loop reads from a signalfd. Call it first in
     /// `main`, before any thread starts, so every thread inherits the mask.
@@ -149,6 +151,8 @@ public final class Daemon {
                     }
                 } else if let client = clients[descriptor] {
                     service(client, events: event)
+                } else if refused.contains(descriptor) {
+                    drainRefused(descriptor)
                 }
             }
             flushDirty()
@@ -270,9 +274,7 @@ public final class Daemon {
             }
             if let refusal {
                 log.info("refused a connection from pid \(peer.pid) (uid \(peer.uid)): \(refusal.message)")
-                let line = Wire.failure(refusal, to: nil)
-                _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                close(descriptor)
+                refuse(descriptor, with: refusal)
                 continue
             }
             let client = ClientConnection(descriptor: descriptor, peer: peer, maximumLineLength: configuration.maximumRequestBytes,
@@ -282,6 +284,31 @@ public final class Daemon {
             add(descriptor, events: interestIn | interestPeerClosed)
             log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
         }
+    }
+
+    /// Says why, then waits for the peer to close before closing: closing
+    /// with its first request unread would reset the connection and lose the
+    /// reason. At most 64 refused connections linger; more are closed at once.
+    private func refuse(_ descriptor: Int32, with refusal: ProtocolError) {
+        let line = Wire.failure(refusal, to: nil)
+        _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(descriptor, Int32(SHUT_WR))
+        guard refused.count < 64 else {
+            close(descriptor)
+            return
+        }
+        refused.insert(descriptor)
+        add(descriptor, events: interestIn | interestPeerClosed)
+    }
+
+    /// Reads and drops what a refused peer sends, until it closes.
+    private func drainRefused(_ descriptor: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        if count > 0 || (count < 0 && (errno == EAGAIN || errno == EINTR)) { return }
+        lproj_epoll_remove(poller, descriptor)
+        close(descriptor)
+        refused.remove(descriptor)
     }
 
     /// Reads what a client sent and answers it; writes what it is owed.

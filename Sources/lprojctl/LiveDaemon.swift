@@ -22,6 +22,7 @@ enum LiveDaemon {
             let hello = try connection.send(Hello(client: client, app: app))
             return (connection, hello)
         } catch {
+            if case .refused = error { Console.fail(program, error.description, status: 1) }
             Console.fail(program, error.description, status: unreachableStatus)
         }
     }

@@ -1,0 +1,42 @@
+import Foundation
+import XCTest
+
+/// [Access] checked with the peer's credentials (SO_PEERCRED): a client run
+/// as another user (nobody, through setpriv) is refused or limited.
+final class AccessTests: XCTestCase {
+    func testAllowUsersRefusesOthersAndSelectUsersLimitsMutations() throws {
+        guard getuid() == 0 else { throw XCTSkip("connecting as another user needs root (setpriv)") }
+        for (access, statusExpected, selectExpected) in [("AllowUsers=root", Int32(1), Int32(1)),
+                                                         ("SelectUsers=root", Int32(0), Int32(1)),
+                                                         ("AllowGroups=nogroup", Int32(0), Int32(0))] {
+            let config = NSTemporaryDirectory() + "/lprojd-access-\(UUID().uuidString).conf"
+            try Data("[Socket]\nMode=0666\n\n[Access]\n\(access)\n".utf8).write(to: URL(fileURLWithPath: config))
+            defer { try? FileManager.default.removeItem(atPath: config) }
+            let daemon = try DaemonProcess(extraArguments: ["--config", config])
+            chmod(daemon.directory, 0o755)
+            try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
+            try daemon.start()
+            let status = try asNobody(["status", "--socket", daemon.socket])
+            XCTAssertEqual(status.status, statusExpected, "\(access): \(status.stderr)")
+            if statusExpected != 0 { XCTAssertTrue(status.stderr.contains("may not connect"), status.stderr) }
+            let select = try asNobody(["select", "--app", "com.example.demo", "fr", "--socket", daemon.socket])
+            XCTAssertEqual(select.status, selectExpected, "\(access): \(select.stderr)")
+            if access.hasPrefix("SelectUsers") { XCTAssertTrue(select.stderr.contains("may not select languages"), select.stderr) }
+            XCTAssertEqual(daemon.stop(), 0)
+        }
+    }
+
+    private func asNobody(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups",
+                             binaryDirectory().appendingPathComponent("lprojctl").path] + arguments
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stderr, as: UTF8.self))
+    }
+}
