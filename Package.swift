@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "LprojCommandLine"),
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
         .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine"]),
-        .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCommandLine"]),
+        .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojProtocol", "LprojClient", "LprojCommandLine"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),

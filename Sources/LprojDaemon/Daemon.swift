@@ -225,6 +225,8 @@ public final class Daemon {
     private func handle(_ message: Inbox.Message) {
         switch message {
         case .files(let batch):
+            let received = ContinuousClock.now
+            defer { log.debug("batch of \(batch.count) file event(s) handled in \(ContinuousClock.now - received)") }
             var paths: [String] = []
             var overflowed = false
             for event in batch {

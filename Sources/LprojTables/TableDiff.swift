@@ -25,7 +25,14 @@ public struct TableDiff: Hashable, Sendable {
         }
         self.added = added
         self.changed = changed
-        self.removed = old.entries.keys.filter { new.entries[$0] == nil }.sorted()
+        // Every key of `new` not added is in `old`: when the counts say all of
+        // `old` is accounted for, nothing was removed (the usual edit), and
+        // the second pass over `old` is skipped.
+        if new.entries.count - added.count == old.entries.count {
+            self.removed = []
+        } else {
+            self.removed = old.entries.keys.filter { new.entries[$0] == nil }.sorted()
+        }
     }
 
     public var isEmpty: Bool { added.isEmpty && changed.isEmpty && removed.isEmpty }

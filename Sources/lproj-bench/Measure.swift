@@ -32,6 +32,12 @@ enum Measure {
         return total / Double(calls)
     }
 
+    /// Sleeps until `deadline` on the monotonic clock (pacing a workload; never to wait for a result).
+    static func sleep(until deadline: Double) {
+        var time = timespec(tv_sec: Int(deadline), tv_nsec: Int((deadline - deadline.rounded(.down)) * 1e9))
+        while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &time, nil) == EINTR {}
+    }
+
     private static func read(_ clock: clockid_t) -> Double {
         var time = timespec()
         clock_gettime(clock, &time)

@@ -14,6 +14,12 @@ let help = """
             prints the best round's MB/s for both, the ratio, and whether the
             values are identical.
             --profile-lprojd runs only LprojTables for 5 s (for perf), printing nothing.
+      latency [--saves N] [--keys N] [--interval-ms MS] [--json]
+            save → subscriber latency of a real lprojd beside inotifywait -m
+      fanout [--subscribers N,...] [--saves N] [--json]
+            save → the last of N subscribers has the event
+      crawl [--bundles N] [--json]
+            time to ready and memory on 50,000 tables, beside a plain read of the files
 
     Options:
       -h, --help   show this help
@@ -22,4 +28,5 @@ let help = """
     Build with `swift build -c release`; figures are in docs/BENCHMARKS.md.
     """
 
-Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": ParseBenchmark.run])
+Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": ParseBenchmark.run, "latency": LatencyBenchmark.run,
+                                                                          "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run])

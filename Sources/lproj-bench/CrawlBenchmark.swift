@@ -1,0 +1,89 @@
+import Foundation
+import LprojCommandLine
+
+/// `lproj-bench crawl`: a big tree (5,000 .lproj directories, 50,000 tables)
+/// from start to ready, and the daemon's memory, beside a plain read of every file.
+enum CrawlBenchmark {
+    static func run(_ argv: [String]) {
+        let command = "\(program) crawl"
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help", "json"], options: ["bundles", "rounds"])
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") { Console.out(help); return }
+        guard let bundles = Int(arguments.value("bundles") ?? "500"), bundles > 0,
+              let rounds = Int(arguments.value("rounds") ?? "3"), rounds > 0 else {
+            Console.usage(command, UsageError("--bundles and --rounds take positive numbers"))
+        }
+        let daemon = DaemonUnderTest()
+        let languages = ["en", "fr", "de", "es", "it", "ja", "ko", "zh-Hans", "zh-Hant", "ar"]
+        var paths: [String] = []
+        var totalBytes = 0
+        for bundle in 0..<bundles {
+            for language in languages {
+                let directory = daemon.root + "/b\(bundle)/Resources/\(language).lproj"
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for table in 0..<10 {
+                    var text = "/* Bundle \(bundle), \(language), table \(table) */\n"
+                    for key in 0..<20 {
+                        text += "\"screen\(table)_label_\(key)\" = \"Label \(key) of screen \(table) in \(language) for bundle \(bundle)\";\n"
+                    }
+                    let path = directory + "/Table\(table).strings"
+                    try? Data(text.utf8).write(to: URL(fileURLWithPath: path))
+                    paths.append(path)
+                    totalBytes += text.utf8.count
+                }
+            }
+        }
+        // The peer: open and read every file (cache warm, as for the daemon: best of the rounds).
+        var plain = Double.infinity
+        for _ in 0..<rounds {
+            let start = Measure.now()
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            for path in paths {
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                while read(descriptor, &buffer, buffer.count) > 0 {}
+                close(descriptor)
+            }
+            plain = min(plain, Measure.now() - start)
+        }
+        var ready = Double.infinity
+        var resident = 0
+        for _ in 0..<rounds {
+            ready = min(ready, daemon.start())
+            resident = max(resident, daemon.residentBytes)
+            daemon.stop()
+        }
+        let megabytes = Double(totalBytes) / 1e6
+        if arguments.has("json") {
+            struct Report: Encodable {
+                var localizations: Int; var tables: Int; var bytes: Int
+                var plainReadSeconds: Double; var readySeconds: Double; var readyRatio: Double
+                var residentBytes: Int; var residentRatio: Double
+            }
+            Console.out((try? CanonicalJSON.text(encoding: Report(localizations: bundles * languages.count, tables: paths.count, bytes: totalBytes,
+                                                                  plainReadSeconds: plain, readySeconds: ready, readyRatio: ready / plain,
+                                                                  residentBytes: resident, residentRatio: Double(resident) / Double(totalBytes)))) ?? "{}")
+        } else {
+            Console.out("""
+                crawl: \(bundles * languages.count) .lproj directories, \(paths.count) tables, \(Measure.format(megabytes)) MB (best of \(rounds))
+                  plain read of every file:  \(Measure.format(plain * 1000, 0)) ms
+                  lprojd start → ready:      \(Measure.format(ready * 1000, 0)) ms (\(Measure.format(ready / plain, 2))× the plain read)
+                  lprojd resident memory:    \(Measure.format(Double(resident) / 1e6)) MB (\(Measure.format(Double(resident) / Double(totalBytes), 2))× the files)
+                  goals: ready ≤ 2× the plain read — \(ready <= 2 * plain ? "met" : "NOT met"); memory ≤ 2× the files — \(Double(resident) <= 2 * Double(totalBytes) ? "met" : "NOT met")
+                """)
+        }
+    }
+
+    static let help = """
+        Usage: lproj-bench crawl [--bundles N] [--rounds N] [--json]
+
+        Generates N bundles (default 500) of 10 localizations with 10 tables of 20
+        keys each (default: 5,000 .lproj directories, 50,000 tables), then
+        measures a plain open+read of every file and a real lprojd's start →
+        ready (it detaches when it serves) and its resident memory; best of
+        --rounds (default 3).
+        """
+}
