@@ -73,10 +73,13 @@ fuzz: deps
 	$(FUZZ_LSAN) .build/fuzz/fuzz-tables -runs=0 -detect_leaks=1 -artifact_prefix=fuzz-artifacts/ \
 	  .build/fuzz/work .build/fuzz/seeds
 
-## bench: lproj-bench parse on the corpus and generated tables.
+## bench: every benchmark, each beside its peer (docs/BENCHMARKS.md).
 bench: release
 	$(BIN_RELEASE)/lproj-bench parse ../shared/corpus
 	$(BIN_RELEASE)/lproj-bench parse --generate 1000,10000,100000
+	$(BIN_RELEASE)/lproj-bench latency
+	$(BIN_RELEASE)/lproj-bench fanout
+	$(BIN_RELEASE)/lproj-bench crawl
 
 clean:
 	rm -rf .build fuzz-artifacts

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import LprojCatalog
 import LprojTables
 import LprojWatch
@@ -56,6 +57,9 @@ final class Catalog {
             return Array(catalog.tables.keys)
         }
     }
+
+    /// Where a table file sits: its format, bundle, localization (nil for a catalog) and table.
+    typealias Place = (format: TableFormat, bundle: String, localization: String?, table: String)
 
     private(set) var files: [String: FileRecord] = [:]
     /// The tables served, composed from the files' last good contents.
@@ -118,62 +122,81 @@ final class Catalog {
     }
 
     /// Rereads `paths` (files that were written, removed, or may have been)
-    /// and returns what changed for subscribers, in order.
-    func refresh(_ paths: some Sequence<String>) -> [Change] {
-        var invalid: [Change] = []
-        var affected = Set<TableAddress>()
-        var wasInvalid = Set<TableAddress>()
+    /// and returns what changed for subscribers, in order. With
+    /// `reporting: false` (the initial crawl, when nobody listens yet) only
+    /// the state is updated: no diffs are made.
+    func refresh(_ paths: some Sequence<String>, reporting: Bool = true) -> [Change] {
+        var candidates: [(path: String, place: Place)] = []
         for path in paths {
             guard let place = Self.classify(path), !exclusions.excludes(path) else { continue }
+            candidates.append((path, place))
+        }
+        let reads = read(candidates.map(\.path))
+        var invalid: [Change] = []
+        var affected = Set<TableAddress>()
+        var fixed = Set<TableAddress>()
+        for ((path, place), outcome) in zip(candidates, reads) {
             let old = files[path]
-            for localization in old?.localizations ?? [] {
-                let address = TableAddress(bundle: place.bundle, localization: localization, table: place.table)
-                affected.insert(address)
-                if old?.isInvalid == true { wasInvalid.insert(address) }
-            }
-            let file: TableFile
-            do {
-                file = try TableFile.read(path: path, limits: limits)
-            } catch {
-                if errno == ENOENT || errno == ENOTDIR || old == nil && !exists(path) {
+            let oldAddresses = (old?.localizations ?? []).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
+            affected.formUnion(oldAddresses)
+            var record = old ?? FileRecord(format: place.format, bundle: place.bundle, localization: place.localization,
+                                           table: place.table, lastGood: nil, diagnostics: [])
+            switch outcome {
+            case .failure(let error):
+                if !exists(path) {
                     files[path] = nil
                     continue
                 }
                 // There but unreadable (permissions): like a broken save, the last good stays.
-                let diagnostic = Diagnostic(file: path, line: 1, column: 1, severity: .error, message: "cannot read the file: \(error.reason)")
-                var record = old ?? FileRecord(format: place.format, bundle: place.bundle, localization: place.localization,
-                                               table: place.table, lastGood: nil, diagnostics: [])
-                record.diagnostics = [diagnostic]
-                files[path] = record
-                parseFailures += 1
-                invalid.append(.tableInvalid(file: path, bundle: place.bundle, localization: place.localization, table: place.table,
-                                             diagnostics: [diagnostic], keptLastGood: record.lastGood != nil))
-                continue
-            }
-            filesParsed += 1
-            var record = old ?? FileRecord(format: place.format, bundle: place.bundle, localization: place.localization,
-                                           table: place.table, lastGood: nil, diagnostics: [])
-            record.diagnostics = file.diagnostics
-            if file.hasErrors {
-                parseFailures += 1
-                invalid.append(.tableInvalid(file: path, bundle: place.bundle, localization: place.localization, table: place.table,
-                                             diagnostics: file.diagnostics, keptLastGood: record.lastGood != nil))
-            } else {
-                if old?.isInvalid == true {
-                    for localization in old?.localizations ?? [] {
-                        wasInvalid.insert(TableAddress(bundle: place.bundle, localization: localization, table: place.table))
-                    }
-                }
-                record.lastGood = file.contents
+                record.diagnostics = [Diagnostic(file: path, line: 1, column: 1, severity: .error,
+                                                 message: "cannot read the file: \(error.reason)")]
+            case .success(let file):
+                filesParsed += 1
+                record.diagnostics = file.diagnostics
+                if !file.hasErrors { record.lastGood = file.contents }
             }
             files[path] = record
-            for localization in record.localizations {
-                let address = TableAddress(bundle: place.bundle, localization: localization, table: place.table)
-                affected.insert(address)
-                if old?.isInvalid == true && !file.hasErrors { wasInvalid.insert(address) }
+            if record.isInvalid {
+                parseFailures += 1
+                if reporting {
+                    invalid.append(.tableInvalid(file: path, bundle: place.bundle, localization: place.localization, table: place.table,
+                                                 diagnostics: record.diagnostics, keptLastGood: record.lastGood != nil))
+                }
             }
+            let newAddresses = record.localizations.map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
+            affected.formUnion(newAddresses)
+            if old?.isInvalid == true && !record.isInvalid { fixed.formUnion(oldAddresses + newAddresses) }
         }
-        return structuralChanges(recomposing: affected, fixed: wasInvalid) + invalid
+        return structuralChanges(recomposing: affected, fixed: fixed, reporting: reporting) + invalid
+    }
+
+    /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
+    private func read(_ paths: [String]) -> [Result<TableFile, TableReadError>] {
+        let limits = limits
+        @Sendable func readOne(_ path: String) -> Result<TableFile, TableReadError> {
+            do { return .success(try TableFile.read(path: path, limits: limits)) } catch { return .failure(error) }
+        }
+        guard paths.count >= 64 else { return paths.map(readOne) }
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<TableFile, TableReadError>>.allocate(capacity: paths.count)
+        defer { results.deallocate() }
+        // The first file of each format on this thread alone: two threads
+        // instantiating the same generic metadata at once were seen to
+        // deadlock in the Swift runtime (swift_once in
+        // getCanonicalPrespecializedGenericMetadata).
+        var warmed = Set<TableFormat>()
+        var done = [Bool](repeating: false, count: paths.count)
+        for (index, path) in paths.enumerated() {
+            guard let format = TableFormat(path: path), warmed.insert(format).inserted else { continue }
+            (results.baseAddress! + index).initialize(to: readOne(path))
+            done[index] = true
+        }
+        let skip = done
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            if !skip[index] { (results.baseAddress! + index).initialize(to: readOne(paths[index])) }
+        }
+        let array = Array(results)
+        _ = results.deinitialize()
+        return array
     }
 
     /// The table files known under `directory` (for a directory that went away).
@@ -185,15 +208,15 @@ final class Catalog {
     /// Recomposes the served tables at `addresses` and reports the
     /// differences: bundles and localizations that appeared first, then
     /// table changes, then localizations and bundles that went.
-    private func structuralChanges(recomposing addresses: Set<TableAddress>, fixed: Set<TableAddress>) -> [Change] {
+    private func structuralChanges(recomposing addresses: Set<TableAddress>, fixed: Set<TableAddress>, reporting: Bool) -> [Change] {
         var appeared: [Change] = []
         var tables: [Change] = []
         var gone: [Change] = []
-        for address in addresses.sorted() {
+        for address in reporting ? addresses.sorted() : Array(addresses) {
             let old = served[address]
             let new = compose(address)
             served[address] = new
-            let diff = TableDiff(from: old ?? Table(), to: new ?? Table())
+            let diff = reporting ? TableDiff(from: old ?? Table(), to: new ?? Table()) : TableDiff(from: Table(), to: Table())
             switch (old, new) {
             case (nil, nil):
                 continue
@@ -219,7 +242,7 @@ final class Catalog {
                 if !diff.isEmpty || fixed.contains(address) { tables.append(.tableChanged(address, diff, deleted: false)) }
             }
         }
-        return appeared + tables + gone
+        return reporting ? appeared + tables + gone : []
     }
 
     /// The served table at `address` from its files' last good contents.
@@ -242,16 +265,20 @@ final class Catalog {
     }
 
     /// Where a path sits, when it is a table file: `B/L.lproj/T.strings|stringsdict` or `B/T.xcstrings`.
-    static func classify(_ path: String) -> (format: TableFormat, bundle: String, localization: String?, table: String)? {
-        guard let slash = path.lastIndex(of: "/"), let format = TableFormat(path: path) else { return nil }
-        let name = path[path.index(after: slash)...]
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-        let table = String(name[..<dot])
-        let directory = path[..<slash]
-        if format == .xcstrings { return (format, String(directory), nil, table) }
-        guard directory.hasSuffix(".lproj"), let parentSlash = directory.lastIndex(of: "/") else { return nil }
+    /// Works on the UTF-8 bytes: it runs for every file of every crawl.
+    static func classify(_ path: String) -> Place? {
+        let bytes = path.utf8
+        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
+        let name = bytes[bytes.index(after: slash)...]
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex,
+              let format = TableFormat(rawValue: String(Substring(bytes[bytes.index(after: dot)...]))) else { return nil }
+        let table = String(Substring(bytes[name.startIndex..<dot]))
+        let directory = bytes[..<slash]
+        if format == .xcstrings { return (format, String(Substring(directory)), nil, table) }
+        guard directory.count > 6, directory.suffix(6).elementsEqual(".lproj".utf8),
+              let parentSlash = directory.lastIndex(of: UInt8(ascii: "/")) else { return nil }
         let localization = directory[directory.index(after: parentSlash)...].dropLast(6)
         guard !localization.isEmpty else { return nil }
-        return (format, String(directory[..<parentSlash]), String(localization), table)
+        return (format, String(Substring(directory[..<parentSlash])), String(Substring(localization)), table)
     }
 }

@@ -22,6 +22,8 @@ final class ClientConnection {
     var subscriptions: [String: Subscription] = [:]
     /// Replies owed for `sync` requests still waiting on the watcher.
     var pendingSyncs = 0
+    /// What the loop's epoll waits for on this socket (changed only when it must).
+    var interest = interestIn | interestPeerClosed
     /// Close once the queue is written (after a fatal protocol error).
     var closeWhenFlushed = false
     private(set) var output: [UInt8] = []

@@ -104,10 +104,9 @@ public final class Daemon {
             throw DaemonError("cannot watch: \(error.description)")
         }
         let crawled = catalog.crawl(roots: canonical)
-        _ = catalog.refresh(crawled)
-        for (path, record) in catalog.files.sorted(by: { $0.key < $1.key }) {
-            for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic)") }
-            _ = path
+        _ = catalog.refresh(crawled, reporting: false)
+        for (_, record) in catalog.files where record.isInvalid {
+            for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
         }
         log.info("watching \(canonical.joined(separator: ", ")): \(catalog.bundles.count) bundles, \(catalog.served.count) tables, "
                  + "\(watcher?.watchCount ?? 0) directories; listening on \(listener.path)")
@@ -283,7 +282,7 @@ public final class Daemon {
                                           queueLimit: configuration.clientQueueBytes)
             clients[descriptor] = client
             counters["connections", default: 0] += 1
-            add(descriptor, events: interestIn | interestPeerClosed)
+            add(descriptor, events: client.interest)
             log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
         }
     }
@@ -369,7 +368,10 @@ public final class Daemon {
             var events = interestPeerClosed
             if !client.isFull { events |= interestIn }
             if client.queuedBytes > 0 { events |= interestOut }
-            modify(descriptor, events: events)
+            if events != client.interest {
+                modify(descriptor, events: events)
+                client.interest = events
+            }
         }
     }
 
@@ -436,11 +438,11 @@ public final class Daemon {
     }
 }
 
-private let interestIn = UInt32(LPROJ_POLL_IN)
+let interestIn = UInt32(LPROJ_POLL_IN)
 private let interestOut = UInt32(LPROJ_POLL_OUT)
 private let interestError = UInt32(LPROJ_POLL_ERR)
 private let interestHangUp = UInt32(LPROJ_POLL_HUP)
-private let interestPeerClosed = UInt32(LPROJ_POLL_RDHUP)
+let interestPeerClosed = UInt32(LPROJ_POLL_RDHUP)
 
 /// Messages from other threads to the loop: the watcher's batches and sync
 /// answers. Posting wakes the loop through an eventfd.

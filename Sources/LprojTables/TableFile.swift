@@ -11,8 +11,12 @@ public enum TableFormat: String, Hashable, Sendable, CaseIterable {
 
     /// The format of a file, by its extension; nil for any other file.
     public init?(path: String) {
-        guard let dot = path.lastIndex(of: "."), !path[path.index(after: dot)...].contains("/") else { return nil }
-        self.init(rawValue: String(path[path.index(after: dot)...]))
+        // On the UTF-8 bytes: this runs for every file a crawl meets.
+        let bytes = path.utf8
+        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        let suffix = bytes[bytes.index(after: dot)...]
+        guard !suffix.contains(UInt8(ascii: "/")) else { return nil }
+        self.init(rawValue: String(Substring(suffix)))
     }
 }
 

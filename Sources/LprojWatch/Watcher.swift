@@ -332,12 +332,17 @@ private final class WatchLoop {
                 }
                 guard name != ".", name != ".." else { continue }
                 let child = directory + "/" + name
-                var info = stat()
-                guard lstat(child, &info) == 0 else { continue }
-                switch info.st_mode & S_IFMT {
-                case S_IFDIR: if !isExcluded(child) { pending.append(child) }
-                case S_IFREG: if !isIgnored(name) { events.append(.written(child)) }
-                default: break
+                // The type from readdir; lstat only where the filesystem does not say.
+                var type = entry.pointee.d_type
+                if type == UInt8(DT_UNKNOWN) {
+                    var info = stat()
+                    guard lstat(child, &info) == 0 else { continue }
+                    type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0
+                }
+                if type == UInt8(DT_DIR) {
+                    if !isExcluded(child) { pending.append(child) }
+                } else if type == UInt8(DT_REG), !isIgnored(name) {
+                    events.append(.written(child))
                 }
             }
         }

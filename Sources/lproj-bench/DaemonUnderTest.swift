@@ -131,6 +131,25 @@ struct RawSubscriber {
         }
     }
 
+    /// Reads what is there now (without waiting); whether a line holding `needle` has arrived.
+    mutating func receive(containing needle: [UInt8]) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+        guard count > 0 else { return false }
+        pending += buffer.prefix(count)
+        let found = pending.withUnsafeBufferPointer { haystack in
+            needle.withUnsafeBufferPointer { needle in
+                guard haystack.count >= needle.count else { return false }
+                for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+                    if memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
+                }
+                return false
+            }
+        }
+        if let newline = pending.lastIndex(of: 0x0A) { pending.removeSubrange(...newline) }
+        return found
+    }
+
     /// Lines already complete or readable now, without waiting.
     mutating func readAvailable() -> [String] {
         var lines: [String] = []

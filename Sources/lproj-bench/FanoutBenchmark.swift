@@ -42,13 +42,14 @@ enum FanoutBenchmark {
             for save in 1...saves {
                 let start = Measure.now()
                 daemon.save(relative, LatencyBenchmark.table(keys: 100, marker: save), atomically: save % 2 == 0)
+                let needle = Array("\"k0000\":\"save \(save)\"".utf8)
                 var waiting = Set(subscribers.indices)
                 let deadline = start + 10
                 var polls = subscribers.map { pollfd(fd: $0.descriptor, events: Int16(POLLIN), revents: 0) }
                 while !waiting.isEmpty, Measure.now() < deadline {
                     guard poll(&polls, nfds_t(polls.count), 100) > 0 else { continue }
                     for index in waiting where polls[index].revents != 0 {
-                        if subscribers[index].readAvailable().contains(where: { $0.contains("\"k0000\":\"save \(save)\"") }) {
+                        if subscribers[index].receive(containing: needle) {
                             waiting.remove(index)
                             polls[index].events = 0
                         }
