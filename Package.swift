@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "lprojd", targets: ["lprojd"]),
         .executable(name: "lprojctl", targets: ["lprojctl"]),
         .executable(name: "lproj-bench", targets: ["lproj-bench"]),
+        .executable(name: "lproj-demo", targets: ["lproj-demo"]),
     ],
     targets: [
         // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
@@ -38,12 +39,13 @@ let package = Package(
         .target(name: "CLinux"),
         // The daemon: event loop, catalog, subscriptions, history, selections, config.
         .target(name: "LprojDaemon", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
-        // Talking to lprojd from a client process.
-        .target(name: "LprojClient", dependencies: ["LprojProtocol", "LprojTables"]),
+        // Talking to lprojd from a client process; LiveBundle.
+        .target(name: "LprojClient", dependencies: ["LprojProtocol", "LprojTables", "LprojCatalog"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
         .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine"]),
+        .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojProtocol", "LprojClient", "LprojCommandLine"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),

@@ -51,15 +51,19 @@ public final class DaemonConnection {
 
     public let path: String
     private let descriptor: Int32
+    private let interrupter: Interrupter?
     private var framer = LineFramer(maximumLineLength: 1 << 30)
     private var lines: [[UInt8]] = []
     private var events: [ReceivedEvent] = []
     private var nextID: Int64 = 0
 
     /// Connects to the daemon at `path` (default: the socket path rule).
-    public init(path: String? = nil) throws(Failure) {
+    /// With an `interrupter`, another thread can end any wait of this
+    /// connection (it then throws `closed`).
+    public init(path: String? = nil, interrupter: Interrupter? = nil) throws(Failure) {
         let path = path ?? SocketPath.resolve(environment: ProcessInfo.processInfo.environment, userID: getuid())
         self.path = path
+        self.interrupter = interrupter
         descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .unreachable(path: path, reason: String(cString: strerror(errno))) }
         var address = sockaddr_un()
@@ -188,13 +192,15 @@ public final class DaemonConnection {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { throw .timedOut }
         let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
-        var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let ready = Glibc.poll(&poll, 1, milliseconds)
+        var polls = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
+        if let interrupter { polls.append(pollfd(fd: interrupter.descriptor, events: Int16(POLLIN), revents: 0)) }
+        let ready = Glibc.poll(&polls, nfds_t(polls.count), milliseconds)
         if ready < 0 {
             if errno == EINTR { return }
             throw .closed
         }
         if ready == 0 { throw .timedOut }
+        if polls.count > 1, polls[1].revents != 0 { throw .closed }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
         if count < 0 && errno == EINTR { return }
@@ -214,4 +220,45 @@ public final class DaemonConnection {
 
     private struct ErrorEnvelope: Decodable { var error: ProtocolError }
     private struct IDEnvelope: Decodable { var id: RequestID? }
+}
+
+/// Ends the waits of connections made with it, from any thread: once
+/// `interrupt()` is called, every wait returns at once (for good).
+public final class Interrupter: Sendable {
+    /// Readable once interrupted (poll it beside other descriptors).
+    public let descriptor: Int32
+    private let writer: Int32
+
+    public init() {
+        var ends: [Int32] = [0, 0]
+        pipe(&ends)
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        descriptor = ends[0]
+        writer = ends[1]
+    }
+
+    deinit {
+        close(descriptor)
+        close(writer)
+    }
+
+    public func interrupt() {
+        var byte: UInt8 = 1
+        _ = write(writer, &byte, 1)
+    }
+
+    /// Empties the pipe, so the interrupter can wake a loop again (for reuse as a wake-up).
+    public func drain() {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while Glibc.poll(&poll, 1, 0) > 0, read(descriptor, &buffer, buffer.count) > 0 {}
+    }
+
+    /// Waits up to `timeout`; returns true when interrupted (a pause that ends early).
+    public func wait(_ timeout: Duration) -> Bool {
+        var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return Glibc.poll(&poll, 1, milliseconds) > 0
+    }
 }

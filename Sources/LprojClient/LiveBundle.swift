@@ -1,0 +1,263 @@
+import Foundation
+import LprojCatalog
+import LprojProtocol
+import LprojTables
+import Synchronization
+
+/// A bundle of localized tables whose language and contents change live.
+///
+/// It starts from the files on disk, synchronously — no daemon needed —
+/// then connects to lprojd in the background, subscribes, and applies what
+/// the daemon pushes: edited tables, and the language selected for its app
+/// (by `setLanguage` in any process of the app, or `lprojctl select`).
+/// Lookups from any thread read an immutable snapshot that is swapped
+/// whole: they never block on I/O and never see half of a change. Each swap
+/// is one `Change`, given to observers, to `changes`, and posted as
+/// `LiveBundle.didChangeNotification`.
+///
+/// ```swift
+/// let bundle = try LiveBundle(path: "/srv/app/Resources", app: "com.example.app")
+/// bundle.localizedString(forKey: "home_title", value: nil, table: nil)
+/// bundle.localizedString(format: "item_count", 5)
+/// bundle.setLanguage("zh-Hant")          // "system" to follow the environment
+/// ```
+public final class LiveBundle: Sendable {
+    /// One swap of the active state: the language before and after, and the keys that changed, by table.
+    public struct Change: Sendable, Equatable {
+        public var oldLanguage: String?
+        public var newLanguage: String?
+        /// Table name → keys whose entry changed in some localization (empty for a language switch alone).
+        public var changedKeys: [String: Set<String>]
+
+        /// Whether the active language changed.
+        public var languageChanged: Bool { oldLanguage != newLanguage }
+    }
+
+    /// How a bundle behaves; the defaults suit an app.
+    public struct Options: Sendable {
+        /// The development localization (default: `en` when the bundle has it).
+        public var development: String?
+        /// Look a key missing from the chosen table up in the development localization too.
+        public var developmentFallback = false
+        /// Keep a record of missed keys (`misses`), for developer tools.
+        public var recordsMisses = false
+        /// Connect to lprojd (default); false: the files on disk only.
+        public var connects = true
+        /// The daemon's socket (default: the rule in docs/PROTOCOL.md).
+        public var socketPath: String?
+        /// The environment system preferences and the local choice file come from (default: the process's).
+        public var environment: [String: String]?
+
+        public init() {}
+    }
+
+    /// A key that was looked up and not found.
+    public struct Miss: Hashable, Sendable {
+        public var key: String
+        public var table: String
+        public var language: String?
+    }
+
+    /// Layout direction of the active language.
+    public enum LayoutDirection: Sendable {
+        case leftToRight
+        case rightToLeft
+    }
+
+    /// Why a bundle could not be made.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// Posted (object: the bundle, userInfo["change"]: the `Change`) after every swap.
+    public static let didChangeNotification = Notification.Name("LiveBundleDidChange")
+
+    /// The bundle directory (canonical).
+    public let path: String
+    /// The app whose selected language the bundle follows.
+    public let app: String?
+    let core: LiveCore
+    private let connection: LiveConnection?
+
+    /// Reads the bundle at `path` from disk, then (unless `options.connects`
+    /// is false) follows lprojd in the background.
+    public init(path: String, app: String? = nil, options: Options = Options()) throws(Failure) {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var canonical = absolute
+        if let resolved = realpath(absolute, nil) {
+            canonical = String(cString: resolved)
+            free(resolved)
+        }
+        let bundle: LocalizedBundle
+        do {
+            bundle = try LocalizedBundle.load(path: canonical)
+        } catch {
+            throw Failure(description: "cannot read bundle \(error)")
+        }
+        self.path = canonical
+        self.app = app
+        let environment = options.environment ?? ProcessInfo.processInfo.environment
+        let choice = LanguageChoice(app: app, environment: environment)
+        core = LiveCore(snapshot: LiveSnapshot(tables: bundle.tables, selection: choice.load(),
+                                               systemPreferences: SystemLanguages.preferences(environment: environment),
+                                               development: options.development, developmentFallback: options.developmentFallback),
+                        choice: choice, environment: environment, recordsMisses: options.recordsMisses)
+        if options.connects {
+            connection = LiveConnection(core: core, bundle: canonical, app: app, socketPath: options.socketPath)
+            connection?.start()
+        } else {
+            connection = nil
+        }
+        core.notificationObject.withLock { $0 = WeakBox(self) }
+    }
+
+    deinit {
+        connection?.stop()
+    }
+
+    /// The active localization (`zh-Hant`), nil when the bundle has none.
+    public var language: String? { core.snapshot.language }
+
+    /// The language selected for the app; nil when it follows the system.
+    public var selectedLanguage: String? { core.snapshot.selection }
+
+    /// The localizations searched, best first.
+    public var searchList: [String] { core.snapshot.searchList }
+
+    /// The localizations the bundle has.
+    public var localizations: [String] { core.snapshot.tables.keys.sorted() }
+
+    /// Whether the bundle is following a daemon right now.
+    public var isConnected: Bool { core.connected.withLock { $0 } }
+
+    /// The text of `key` in `table` (nil: `Localizable`) as Apple's bundles
+    /// resolve it; a missing key gives `value` when it is not empty, else
+    /// the key — never an empty string. A rule (plural) gives its `other` form unformatted.
+    public func localizedString(forKey key: String, value: String?, table: String?) -> String {
+        let snapshot = core.snapshot
+        let tableName = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+        if let entry = snapshot.entry(forKey: key, table: tableName) {
+            if let text = entry.text { return text }
+            return snapshot.formatter.string(for: entry, arguments: [])
+        }
+        core.recordMiss(key: key, table: tableName, language: snapshot.language)
+        if let value, !value.isEmpty { return value }
+        return key
+    }
+
+    /// The entry of `key` formatted with `arguments` in the active language:
+    /// plural rules chosen by the arguments, positional and `%#@var@`
+    /// substitutions, numbers written for the language.
+    public func localizedString(format key: String, table: String? = nil, _ arguments: any CVarArg...) -> String {
+        let snapshot = core.snapshot
+        let tableName = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+        guard let entry = snapshot.entry(forKey: key, table: tableName) else {
+            core.recordMiss(key: key, table: tableName, language: snapshot.language)
+            return snapshot.formatter.string(format: key, arguments: arguments)
+        }
+        return snapshot.formatter.string(for: entry, arguments: arguments)
+    }
+
+    /// Selects `language` (a tag) for the app, or `"system"` to follow the
+    /// environment again. Through lprojd when it runs, so every process of
+    /// the app follows; persisted locally as well, so it also holds with
+    /// no daemon. Takes effect in this process before it returns.
+    public func setLanguage(_ language: String) throws(Failure) {
+        var selection: String?
+        if language != "system" {
+            guard let tag = LanguageTag(language), !tag.isBase else {
+                throw Failure(description: "'\(language)' is not a language tag (or \"system\")")
+            }
+            selection = language
+        }
+        do {
+            try core.choice.save(selection)
+        } catch {
+            throw Failure(description: "cannot persist the language: \(error)")
+        }
+        core.select(selection)
+        if let app, let connection {
+            connection.publishSelection(app: app, language: language)
+        }
+    }
+
+    /// Calls `handler` (on the thread that made the change) after every swap,
+    /// until the token is cancelled or released.
+    public func observe(_ handler: @escaping @Sendable (Change) -> Void) -> ObservationToken {
+        core.addObserver(handler)
+    }
+
+    /// Every change from now on, as an async sequence.
+    public var changes: AsyncStream<Change> {
+        AsyncStream { continuation in
+            let token = core.addObserver { continuation.yield($0) }
+            continuation.onTermination = { _ in token.cancel() }
+        }
+    }
+
+    /// A `Foundation.Bundle` whose `localizedString(forKey:value:table:)` is
+    /// this bundle's, for existing `NSLocalizedString(_:bundle:comment:)` call sites.
+    public var foundationBundle: Bundle {
+        core.foundationBundle(path: path)
+    }
+
+    /// The locale of the active language, for formatting dates and numbers.
+    public var locale: Locale { core.snapshot.formatter.locale }
+
+    /// Right-to-left for Arabic, Hebrew, Persian, Urdu…; left-to-right otherwise.
+    public var layoutDirection: LayoutDirection {
+        guard let language = core.snapshot.language, let tag = LanguageTag(language), tag.isRightToLeft else { return .leftToRight }
+        return .rightToLeft
+    }
+
+    /// `date` written for the active language.
+    public func string(from date: Date, dateStyle: DateFormatter.Style = .medium, timeStyle: DateFormatter.Style = .none,
+                       timeZone: TimeZone = .current) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.dateStyle = dateStyle
+        formatter.timeStyle = timeStyle
+        formatter.timeZone = timeZone
+        return formatter.string(from: date)
+    }
+
+    /// `number` written for the active language (`1,234.5`, `1.234,5`, `١٬٢٣٤٫٥`).
+    public func string(from number: Double, style: NumberFormatter.Style = .decimal) -> String {
+        let formatter = NumberFormatter()
+        formatter.locale = locale
+        formatter.numberStyle = style
+        return formatter.string(from: NSNumber(value: number)) ?? String(number)
+    }
+
+    /// Keys looked up and missed, with how often (when `recordsMisses` is on).
+    public var misses: [Miss: Int] { core.misses.withLock { $0 } }
+
+    /// Stops following the daemon (the last state stays served). Also done when the bundle is released.
+    public func close() {
+        connection?.stop()
+    }
+}
+
+/// Keeps an observation alive; `cancel()` (or releasing it) ends it.
+public final class ObservationToken: Sendable {
+    private let cancellation: Mutex<(@Sendable () -> Void)?>
+
+    init(_ cancel: @escaping @Sendable () -> Void) {
+        cancellation = Mutex(cancel)
+    }
+
+    deinit { cancel() }
+
+    public func cancel() {
+        let cancel = cancellation.withLock { value -> (@Sendable () -> Void)? in
+            defer { value = nil }
+            return value
+        }
+        cancel?()
+    }
+}
+
+struct WeakBox: @unchecked Sendable {
+    weak var value: LiveBundle?
+    init(_ value: LiveBundle) { self.value = value }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import CoreFoundation   // subclassing Bundle needs the types its overridable members use
+import LprojCatalog
+import LprojTables
+import Synchronization
+
+/// The state behind a `LiveBundle`, shared with its connection thread: the
+/// current snapshot (swapped whole, under a lock held only to swap or to
+/// take a reference), the observers, the misses.
+final class LiveCore: Sendable {
+    private let current: Mutex<LiveSnapshot>
+    private let observers = Mutex<(next: Int, handlers: [Int: @Sendable (LiveBundle.Change) -> Void])>((0, [:]))
+    let misses = Mutex<[LiveBundle.Miss: Int]>([:])
+    let connected = Mutex(false)
+    let notificationObject = Mutex<WeakBox?>(nil)
+    private let foundation = Mutex<Bundle?>(nil)
+    let choice: LanguageChoice
+    let environment: [String: String]
+    let recordsMisses: Bool
+    /// Serialises swaps (the connection thread and `setLanguage` callers), not reads.
+    private let swapping = Mutex(())
+
+    init(snapshot: LiveSnapshot, choice: LanguageChoice, environment: [String: String], recordsMisses: Bool) {
+        current = Mutex(snapshot)
+        self.choice = choice
+        self.environment = environment
+        self.recordsMisses = recordsMisses
+    }
+
+    /// The snapshot to read: a reference taken under the lock, read without it.
+    var snapshot: LiveSnapshot { current.withLock { $0 } }
+
+    var systemPreferences: [String] { SystemLanguages.preferences(environment: environment) }
+
+    /// Makes a new snapshot from the current one and swaps it in; one change
+    /// event when something a reader can see changed.
+    func update(_ make: (LiveSnapshot) -> (LiveSnapshot, changedKeys: [String: Set<String>])?) {
+        let change: LiveBundle.Change? = swapping.withLock { _ in
+            let old = snapshot
+            guard let (new, changedKeys) = make(old) else { return nil }
+            guard changedKeys.contains(where: { !$0.value.isEmpty }) || new.language != old.language
+                    || new.selection != old.selection || new.searchList != old.searchList else {
+                current.withLock { $0 = new }
+                return nil
+            }
+            current.withLock { $0 = new }
+            return LiveBundle.Change(oldLanguage: old.language, newLanguage: new.language, changedKeys: changedKeys)
+        }
+        if let change { announce(change) }
+    }
+
+    /// Selects `language` for this process now (nil: the system's).
+    func select(_ language: String?) {
+        let preferences = systemPreferences
+        update { old in
+            old.selection == language ? nil : (old.selecting(language, systemPreferences: preferences), [:])
+        }
+    }
+
+    /// Replaces every table; the change lists the keys that differ.
+    func replaceTables(_ tables: [String: [String: Table]]) {
+        let preferences = systemPreferences
+        update { old in
+            let changed = Self.changedKeys(from: old.tables, to: tables)
+            if changed.isEmpty && Set(old.tables.keys) == Set(tables.keys) { return nil }
+            return (old.replacing(tables: tables, systemPreferences: preferences), changed)
+        }
+    }
+
+    func addObserver(_ handler: @escaping @Sendable (LiveBundle.Change) -> Void) -> ObservationToken {
+        let id = observers.withLock { state -> Int in
+            state.next += 1
+            state.handlers[state.next] = handler
+            return state.next
+        }
+        return ObservationToken { [weak self] in
+            _ = self?.observers.withLock { $0.handlers.removeValue(forKey: id) }
+        }
+    }
+
+    func recordMiss(key: String, table: String, language: String?) {
+        guard recordsMisses else { return }
+        misses.withLock { $0[LiveBundle.Miss(key: key, table: table, language: language), default: 0] += 1 }
+    }
+
+    func foundationBundle(path: String) -> Bundle {
+        foundation.withLock { bundle in
+            if let bundle { return bundle }
+            let made: Bundle = LiveFoundationBundle(core: self, path: path) ?? Bundle.main
+            bundle = made
+            return made
+        }
+    }
+
+    private func announce(_ change: LiveBundle.Change) {
+        let handlers = observers.withLock { Array($0.handlers.sorted { $0.key < $1.key }.map(\.value)) }
+        for handler in handlers { handler(change) }
+        let object = notificationObject.withLock { $0?.value }
+        NotificationCenter.default.post(name: LiveBundle.didChangeNotification, object: object, userInfo: ["change": change])
+    }
+
+    /// Keys whose entries differ between two sets of tables, by table name.
+    static func changedKeys(from old: [String: [String: Table]], to new: [String: [String: Table]]) -> [String: Set<String>] {
+        var result: [String: Set<String>] = [:]
+        for localization in Set(old.keys).union(new.keys) {
+            let before = old[localization] ?? [:], after = new[localization] ?? [:]
+            for name in Set(before.keys).union(after.keys) {
+                let diff = TableDiff(from: before[name] ?? Table(), to: after[name] ?? Table())
+                let keys = Set(diff.added.keys).union(diff.changed.keys).union(diff.removed)
+                if !keys.isEmpty { result[name, default: []].formUnion(keys) }
+            }
+        }
+        return result
+    }
+}
+
+/// `LiveBundle.foundationBundle`: a `Bundle` whose lookups are the live bundle's.
+final class LiveFoundationBundle: Bundle, @unchecked Sendable {
+    private let core: LiveCore
+
+    init?(core: LiveCore, path: String) {
+        self.core = core
+        super.init(path: path)
+    }
+
+    override func localizedString(forKey key: String, value: String?, table tableName: String?) -> String {
+        let snapshot = core.snapshot
+        let table = tableName.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+        if let entry = snapshot.entry(forKey: key, table: table) {
+            return entry.text ?? snapshot.formatter.string(for: entry, arguments: [])
+        }
+        core.recordMiss(key: key, table: table, language: snapshot.language)
+        if let value, !value.isEmpty { return value }
+        return key
+    }
+}
