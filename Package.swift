@@ -46,7 +46,10 @@ let package = Package(
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
         .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine"]),
         .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
-        .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojProtocol", "LprojClient", "LprojCommandLine"]),
+        // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
+        .target(name: "CAllocationCounter"),
+        .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojProtocol", "LprojClient", "LprojCommandLine",
+                                                              "CAllocationCounter"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),
@@ -54,6 +57,7 @@ let package = Package(
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
         .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables"]),
+        .testTarget(name: "LprojClientTests", dependencies: ["LprojClient", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]
 )

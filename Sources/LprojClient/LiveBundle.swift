@@ -134,15 +134,7 @@ public final class LiveBundle: Sendable {
     /// resolve it; a missing key gives `value` when it is not empty, else
     /// the key — never an empty string. A rule (plural) gives its `other` form unformatted.
     public func localizedString(forKey key: String, value: String?, table: String?) -> String {
-        let snapshot = core.snapshot
-        let tableName = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
-        if let entry = snapshot.entry(forKey: key, table: tableName) {
-            if let text = entry.text { return text }
-            return snapshot.formatter.string(for: entry, arguments: [])
-        }
-        core.recordMiss(key: key, table: tableName, language: snapshot.language)
-        if let value, !value.isEmpty { return value }
-        return key
+        core.localizedString(forKey: key, value: value, table: table)
     }
 
     /// The entry of `key` formatted with `arguments` in the active language:
@@ -150,9 +142,9 @@ public final class LiveBundle: Sendable {
     /// substitutions, numbers written for the language.
     public func localizedString(format key: String, table: String? = nil, _ arguments: any CVarArg...) -> String {
         let snapshot = core.snapshot
-        let tableName = table.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
+        let tableName = table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 }
         guard let entry = snapshot.entry(forKey: key, table: tableName) else {
-            core.recordMiss(key: key, table: tableName, language: snapshot.language)
+            core.recordMiss(key: key, table: tableName ?? "Localizable", language: snapshot.language)
             return snapshot.formatter.string(format: key, arguments: arguments)
         }
         return snapshot.formatter.string(for: entry, arguments: arguments)
@@ -185,6 +177,12 @@ public final class LiveBundle: Sendable {
     /// until the token is cancelled or released.
     public func observe(_ handler: @escaping @Sendable (Change) -> Void) -> ObservationToken {
         core.addObserver(handler)
+    }
+
+    /// Calls `handler` with true when the bundle starts following lprojd and
+    /// false when it loses it (it keeps serving the last state meanwhile).
+    public func observeConnection(_ handler: @escaping @Sendable (Bool) -> Void) -> ObservationToken {
+        core.addConnectionObserver(handler)
     }
 
     /// Every change from now on, as an async sequence.

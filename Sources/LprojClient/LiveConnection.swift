@@ -65,14 +65,14 @@ final class LiveConnection: Sendable {
                 let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: true))
                 if reply.fresh, let tables = reply.tables { core.replaceTables(Self.tables(from: tables)) }
                 clock = reply.clock
-                core.connected.withLock { $0 = true }
+                core.setConnected(true)
                 backoff = .milliseconds(100)
                 while true {
                     let event = try connection.nextEvent(timeout: .seconds(86_400 * 365))
                     if let eventClock = try apply(event, on: connection) { clock = eventClock }
                 }
             } catch {
-                core.connected.withLock { $0 = false }
+                core.setConnected(false)
                 if stopped.withLock({ $0 }) || interrupter.wait(backoff) { return }
                 backoff = min(backoff * 2, .seconds(5))
             }

@@ -12,6 +12,7 @@ final class LiveCore: Sendable {
     private let observers = Mutex<(next: Int, handlers: [Int: @Sendable (LiveBundle.Change) -> Void])>((0, [:]))
     let misses = Mutex<[LiveBundle.Miss: Int]>([:])
     let connected = Mutex(false)
+    private let connectionObservers = Mutex<(next: Int, handlers: [Int: @Sendable (Bool) -> Void])>((0, [:]))
     let notificationObject = Mutex<WeakBox?>(nil)
     private let foundation = Mutex<Bundle?>(nil)
     let choice: LanguageChoice
@@ -78,6 +79,41 @@ final class LiveCore: Sendable {
         }
     }
 
+    /// Records whether the daemon is followed; observers hear of every flip.
+    func setConnected(_ value: Bool) {
+        let flipped = connected.withLock { connected -> Bool in
+            defer { connected = value }
+            return connected != value
+        }
+        guard flipped else { return }
+        for handler in connectionObservers.withLock({ $0.handlers.sorted { $0.key < $1.key }.map(\.value) }) { handler(value) }
+    }
+
+    func addConnectionObserver(_ handler: @escaping @Sendable (Bool) -> Void) -> ObservationToken {
+        let id = connectionObservers.withLock { state -> Int in
+            state.next += 1
+            state.handlers[state.next] = handler
+            return state.next
+        }
+        return ObservationToken { [weak self] in
+            _ = self?.connectionObservers.withLock { $0.handlers.removeValue(forKey: id) }
+        }
+    }
+
+    /// A lookup as `Bundle.localizedString(forKey:value:table:)` answers it.
+    @inline(__always)
+    func localizedString(forKey key: String, value: String?, table: String?) -> String {
+        let snapshot = self.snapshot
+        let tableName = table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 }
+        if let entry = snapshot.entry(forKey: key, table: tableName) {
+            if let text = entry.text { return text }
+            return snapshot.formatter.string(for: entry, arguments: [])
+        }
+        recordMiss(key: key, table: tableName ?? "Localizable", language: snapshot.language)
+        if let value, !value.isEmpty { return value }
+        return key
+    }
+
     func recordMiss(key: String, table: String, language: String?) {
         guard recordsMisses else { return }
         misses.withLock { $0[LiveBundle.Miss(key: key, table: table, language: language), default: 0] += 1 }
@@ -124,13 +160,6 @@ final class LiveFoundationBundle: Bundle, @unchecked Sendable {
     }
 
     override func localizedString(forKey key: String, value: String?, table tableName: String?) -> String {
-        let snapshot = core.snapshot
-        let table = tableName.flatMap { $0.isEmpty ? nil : $0 } ?? "Localizable"
-        if let entry = snapshot.entry(forKey: key, table: table) {
-            return entry.text ?? snapshot.formatter.string(for: entry, arguments: [])
-        }
-        core.recordMiss(key: key, table: table, language: snapshot.language)
-        if let value, !value.isEmpty { return value }
-        return key
+        core.localizedString(forKey: key, value: value, table: tableName)
     }
 }

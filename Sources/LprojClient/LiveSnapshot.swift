@@ -19,6 +19,13 @@ final class LiveSnapshot: Sendable {
     let language: String?
     let formatter: StringFormatter
     let developmentFallback: Bool
+    /// For each table name, the table the search list finds (Apple's rule:
+    /// the first localization that has the table answers): one hash per lookup.
+    private let resolved: [String: [String: Entry]]
+    /// The development localization's tables, for the per-key fallback.
+    private let fallback: [String: [String: Entry]]
+    /// `Localizable`, the table most lookups name, resolved in advance.
+    private let localizable: [String: Entry]?
 
     init(tables: [String: [String: Table]], selection: String?, systemPreferences: [String], development: String?,
          developmentFallback: Bool) {
@@ -33,6 +40,13 @@ final class LiveSnapshot: Sendable {
         searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
         language = searchList.first { $0 != "Base" } ?? searchList.first
         formatter = StringFormatter(language: language.flatMap { LanguageTag($0)?.identifier } ?? "en")
+        var resolved: [String: [String: Entry]] = [:]
+        for localization in searchList.reversed() {
+            for (name, table) in tables[localization] ?? [:] { resolved[name] = table.entries }
+        }
+        self.resolved = resolved
+        localizable = resolved["Localizable"]
+        fallback = developmentFallback ? (development.flatMap { tables[$0] } ?? [:]).mapValues(\.entries) : [:]
     }
 
     /// The same tables with another selection.
@@ -51,13 +65,10 @@ final class LiveSnapshot: Sendable {
     /// rule: the first localization that has the table answers), or nil.
     /// Allocates nothing.
     @inline(__always)
-    func entry(forKey key: String, table: String) -> Entry? {
-        for localization in searchList {
-            guard let found = tables[localization]?[table] else { continue }
-            if let entry = found[key] { return entry }
-            break
-        }
-        if developmentFallback, let development { return tables[development]?[table]?[key] }
-        return nil
+    func entry(forKey key: String, table: String?) -> Entry? {
+        let entries = table == nil ? localizable : resolved[table!]
+        if let entry = entries?[key] { return entry }
+        guard developmentFallback, entries != nil else { return nil }
+        return fallback[table ?? "Localizable"]?[key]
     }
 }

@@ -18,6 +18,8 @@ let help = """
             save → subscriber latency of a real lprojd beside inotifywait -m
       fanout [--subscribers N,...] [--saves N] [--json]
             save → the last of N subscribers has the event
+      lookup [--keys N] [--json]
+            ns per lookup: LiveBundle beside Foundation.Bundle and a bare dictionary
       crawl [--bundles N] [--json]
             time to ready and memory on 50,000 tables, beside a plain read of the files
 
@@ -29,4 +31,5 @@ let help = """
     """
 
 Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": ParseBenchmark.run, "latency": LatencyBenchmark.run,
-                                                                          "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run])
+                                                                          "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run,
+                                                                          "lookup": LookupBenchmark.run])

@@ -12,7 +12,7 @@ final class DemoScreen {
     private var count = 1
     private let wake = Interrupter()
     private var original = termios()
-    private var token: ObservationToken?
+    private var tokens: [ObservationToken] = []
 
     init(bundle: LiveBundle, name: String, plain: Bool) {
         self.bundle = bundle
@@ -22,7 +22,7 @@ final class DemoScreen {
 
     func run() -> Never {
         let wake = wake
-        token = bundle.observe { _ in wake.interrupt() }
+        tokens = [bundle.observe { _ in wake.interrupt() }, bundle.observeConnection { _ in wake.interrupt() }]
         if !plain { enterRawMode() }
         draw()
         var pending: [UInt8] = []
