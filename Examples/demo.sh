@@ -50,3 +50,28 @@ step "lprojctl get home_title --live --language fr-CA"
 
 step "lprojctl status"
 "$BIN/lprojctl" status --socket "$SOCK"
+
+step "lproj-demo: the app's screen, following lprojd"
+if [ -t 0 ] && [ -t 1 ] && [ -z "${LPROJ_DEMO_SCRIPTED:-}" ]; then
+  echo "Keys: 1-9 select a language, 0 follows the system, +/- change the count, q quits."
+  echo "Edit $R/*.lproj/Localizable.strings in another terminal, or run"
+  echo "  $BIN/lprojctl select --app com.example.lproj-demo ja --socket $SOCK"
+  echo "and watch it redraw. Starting in 3 s..."
+  sleep 3
+  XDG_CONFIG_HOME="$DIR/config" "$BIN/lproj-demo" --bundle "$R" --socket "$SOCK"
+else
+  # No terminal: the plain view, driven by a script — a selection from outside, a save, a key.
+  mkfifo "$DIR/keys"
+  XDG_CONFIG_HOME="$DIR/config" "$BIN/lproj-demo" --plain --bundle "$R" --socket "$SOCK" <"$DIR/keys" >"$DIR/demo.out" &
+  DEMO=$!
+  exec 3>"$DIR/keys"
+  wait_for() { for _ in $(seq 200); do grep -q "$1" "$DIR/demo.out" 2>/dev/null && return 0; sleep 0.05; done; echo "(not seen: $1)"; }
+  wait_for "following lprojd"
+  "$BIN/lprojctl" select --app com.example.lproj-demo ja --socket "$SOCK" >/dev/null
+  wait_for "language: ja"
+  sed -i 's/"home_title" = "ホーム"/"home_title" = "ホーム画面"/' "$R/ja.lproj/Localizable.strings"
+  wait_for "ホーム画面"
+  echo "+" >&3; echo "q" >&3; exec 3>&-
+  wait $DEMO || true
+  cat "$DIR/demo.out"
+fi
