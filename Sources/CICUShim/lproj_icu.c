@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unicode/uloc.h>
 #include <unicode/unum.h>
+#include <pthread.h>
 #include <unicode/upluralrules.h>
 #include <unicode/ures.h>
 #include <unicode/ustring.h>
@@ -75,18 +76,58 @@ int lproj_icu_parent(const char *tag, char *out, int capacity) {
     return to_tag(parent, out, capacity);
 }
 
+// Opened plural rules, one per locale, kept for the life of the process:
+// opening them is the expensive part (a formatted lookup selects a plural
+// form on every call). Selecting is const in ICU and safe from many threads.
+enum { RULES_CACHE_SIZE = 64 };
+static struct { char id[ULOC_FULLNAME_CAPACITY]; UPluralRules *rules; } rules_cache[RULES_CACHE_SIZE];
+static int rules_cached;
+static pthread_mutex_t rules_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// The rules for `id`, from the cache or opened (and cached while there is room).
+// `owned` says whether the caller must close them.
+static UPluralRules *plural_rules(const char *id, int *owned) {
+    *owned = 0;
+    pthread_mutex_lock(&rules_lock);
+    for (int i = 0; i < rules_cached; i++) {
+        if (strcmp(rules_cache[i].id, id) == 0) {
+            UPluralRules *rules = rules_cache[i].rules;
+            pthread_mutex_unlock(&rules_lock);
+            return rules;
+        }
+    }
+    UErrorCode status = U_ZERO_ERROR;
+    UPluralRules *rules = uplrules_open(id, &status);
+    if (U_FAILURE(status)) {
+        pthread_mutex_unlock(&rules_lock);
+        return NULL;
+    }
+    if (rules_cached < RULES_CACHE_SIZE) {
+        strncpy(rules_cache[rules_cached].id, id, sizeof rules_cache[0].id - 1);
+        rules_cache[rules_cached].rules = rules;
+        rules_cached++;
+    } else {
+        *owned = 1;
+    }
+    pthread_mutex_unlock(&rules_lock);
+    return rules;
+}
+
 int lproj_icu_plural_category(const char *tag, double number, int fraction_digits, char *out, int capacity) {
     char id[ULOC_FULLNAME_CAPACITY];
     if (to_locale_id(tag, id, sizeof id) < 0) return -1;
     UErrorCode status = U_ZERO_ERROR;
-    UPluralRules *rules = uplrules_open(id, &status);
-    if (U_FAILURE(status)) return -1;
+    int owned;
+    UPluralRules *rules = plural_rules(id, &owned);
+    if (!rules) return -1;
     UChar keyword[32];
     int32_t length;
+    // A whole number shown without fraction digits selects as the plain value does.
+    if (fraction_digits == 0 && number == (double)(long long)number) fraction_digits = -1;
     if (fraction_digits >= 0) {
         // Format with the visible fraction digits so that "1.0" selects as ICU would for that text.
         UNumberFormat *format = unum_open(UNUM_DECIMAL, NULL, 0, "en", NULL, &status);
-        if (U_FAILURE(status)) { uplrules_close(rules); return -1; }
+        if (U_FAILURE(status)) { if (owned) uplrules_close(rules); return -1; }
         unum_setAttribute(format, UNUM_MIN_FRACTION_DIGITS, fraction_digits);
         unum_setAttribute(format, UNUM_MAX_FRACTION_DIGITS, fraction_digits);
         length = uplrules_selectWithFormat(rules, number, format, keyword, 32, &status);
@@ -94,7 +135,7 @@ int lproj_icu_plural_category(const char *tag, double number, int fraction_digit
     } else {
         length = uplrules_select(rules, number, keyword, 32, &status);
     }
-    uplrules_close(rules);
+    if (owned) uplrules_close(rules);
     if (U_FAILURE(status) || length >= 32 || length >= capacity) return -1;
     u_UCharsToChars(keyword, out, length);
     out[length] = '\0';
