@@ -41,7 +41,8 @@ test: deps
 	@awk '/^Test Case .* passed/ {p++} /^Test Case .* failed/ {f++} END {printf "%d passed, %d failed\n", p, f}' .build/test.log
 
 ## demo: lint the example bundle, resolve keys as an app would, then run
-## lprojd on a copy of it with lprojctl tail following a few live edits.
+## lprojd on a copy of it with lprojctl tail following a few live edits, and
+## lproj-demo following the daemon (interactive on a terminal).
 demo: build
 	@echo "== lprojctl lint Examples/Demo/Resources"
 	@$(BIN_DEBUG)/lprojctl lint Examples/Demo/Resources
@@ -80,6 +81,7 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench latency
 	$(BIN_RELEASE)/lproj-bench fanout
 	$(BIN_RELEASE)/lproj-bench crawl
+	$(BIN_RELEASE)/lproj-bench lookup
 
 clean:
 	rm -rf .build fuzz-artifacts
