@@ -243,3 +243,36 @@ final class DaemonLifecycleTests: XCTestCase {
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 }
+
+/// Socket activation, as systemd does it (`systemd-socket-activate` passes
+/// the listening socket the way lprojd.socket does).
+final class SocketActivationTests: XCTestCase {
+    func testTheDaemonServesOnTheSocketSystemdPassesAndLeavesItThere() throws {
+        let daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        process.arguments = ["-l", daemon.socket, binaryDirectory().appendingPathComponent("lprojd").path,
+                             "--foreground", "--root", daemon.root, "--state", daemon.state]
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "NOTIFY_SOCKET")
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        defer {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
+        // The socket exists before the daemon does; the first connection starts it.
+        var connection: DaemonConnection?
+        try awaitCondition { connection = try? daemon.connect(); return connection != nil }
+        let status = try XCTUnwrap(connection).send(Status(), timeout: .seconds(30))
+        XCTAssertEqual(status.roots, [URL(fileURLWithPath: daemon.root).resolvingSymlinksInPath().path])
+        XCTAssertEqual(status.tables, 1)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: daemon.socket), "a socket systemd made is systemd's to remove")
+    }
+}

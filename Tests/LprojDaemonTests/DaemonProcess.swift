@@ -106,12 +106,12 @@ final class DaemonProcess {
         try Data(contents.utf8).write(to: url)
     }
 
-    /// Runs a shell command in the root.
-    func shell(_ command: String) throws {
+    /// Runs a shell command in the root (or in `directory`).
+    func shell(_ command: String, in directory: String? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
-        process.currentDirectoryURL = URL(fileURLWithPath: root)
+        process.currentDirectoryURL = URL(fileURLWithPath: directory ?? root)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()

@@ -109,6 +109,15 @@ final class SavePatternTests: XCTestCase {
         XCTAssertEqual(mirror.tables[Mirror.key(bundle, "zh-Hant", "Localizable")]?["home_title"]?.text, "首頁")
     }
 
+    func testARootThatGoesAwayAndComesBack() throws {
+        try daemon.shell("mv '\(daemon.root)' '\(daemon.directory)/parked'", in: daemon.directory)
+        try assertConverged()
+        XCTAssertTrue(mirror.tables.isEmpty, "a root's tables go with it")
+        try daemon.shell("mv '\(daemon.directory)/parked' '\(daemon.root)'", in: daemon.directory)
+        try assertConverged()
+        XCTAssertEqual(mirror.tables[Mirror.key(bundle, "zh-Hant", "Localizable")]?["home_title"]?.text, "首頁")
+    }
+
     func testBrokenSaveKeepsTheLastGoodVersionThenTheFixPublishesTheDiff() throws {
         try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Broken\"\n\"login\" = \"Log in\";\n")
         let invalidEvent = try connection.awaitEvent(TableInvalid.name)
