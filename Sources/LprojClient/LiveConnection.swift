@@ -35,14 +35,19 @@ final class LiveConnection: Sendable {
         interrupter.interrupt()
     }
 
-    /// Sends `select-language` on a connection of its own (the thread's is busy waiting for events).
+    /// Sends `select-language` on a connection of its own (the thread's is
+    /// busy waiting for events), off the caller's thread: `setLanguage` never
+    /// waits for the daemon.
     func publishSelection(app: String, language: String) {
         guard core.connected.withLock({ $0 }) else { return }
-        do {
-            let connection = try DaemonConnection(path: socketPath)
-            _ = try connection.send(SelectLanguage(app: app, language: language), timeout: .seconds(5))
-        } catch {
-            // Kept locally; the daemon will be told next time (the choice file is read on start).
+        let socketPath = socketPath
+        DispatchQueue.global().async {
+            do {
+                let connection = try DaemonConnection(path: socketPath)
+                _ = try connection.send(SelectLanguage(app: app, language: language), timeout: .seconds(5))
+            } catch {
+                // Kept locally; handed to the daemon on the next connect.
+            }
         }
     }
 

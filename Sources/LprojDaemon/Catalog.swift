@@ -96,25 +96,11 @@ final class Catalog {
         var found: [String] = []
         var pending = roots
         while let directory = pending.popLast() {
-            guard let handle = opendir(directory) else { continue }
-            defer { closedir(handle) }
-            while let entry = readdir(handle) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-                }
-                guard name != ".", name != ".." else { continue }
-                let path = directory + "/" + name
-                var type = entry.pointee.d_type
-                if type == UInt8(DT_UNKNOWN) {
-                    var info = stat()
-                    guard lstat(path, &info) == 0 else { continue }
-                    type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0
-                }
-                if exclusions.excludes(path) { continue }
-                if type == UInt8(DT_DIR) {
-                    pending.append(path)
-                } else if type == UInt8(DT_REG), Self.classify(path) != nil, !TemporaryFiles.isTemporary(name) {
-                    found.append(path)
+            DirectoryListing.forEachEntry(of: directory) { name, path, kind in
+                guard !exclusions.excludes(path) else { return }
+                switch kind {
+                case .directory: pending.append(path)
+                case .file: if Self.classify(path) != nil, !TemporaryFiles.isTemporary(name) { found.append(path) }
                 }
             }
         }

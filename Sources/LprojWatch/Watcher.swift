@@ -324,25 +324,10 @@ private final class WatchLoop {
                 watched.insert(key)
                 events.append(.directoryAppeared(directory))
             }
-            guard let handle = opendir(directory) else { continue }
-            defer { closedir(handle) }
-            while let entry = readdir(handle) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-                }
-                guard name != ".", name != ".." else { continue }
-                let child = directory + "/" + name
-                // The type from readdir; lstat only where the filesystem does not say.
-                var type = entry.pointee.d_type
-                if type == UInt8(DT_UNKNOWN) {
-                    var info = stat()
-                    guard lstat(child, &info) == 0 else { continue }
-                    type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0
-                }
-                if type == UInt8(DT_DIR) {
-                    if !isExcluded(child) { pending.append(child) }
-                } else if type == UInt8(DT_REG), !isIgnored(name) {
-                    events.append(.written(child))
+            DirectoryListing.forEachEntry(of: directory) { name, child, kind in
+                switch kind {
+                case .directory: if !isExcluded(child) { pending.append(child) }
+                case .file: if !isIgnored(name) { events.append(.written(child)) }
                 }
             }
         }

@@ -15,6 +15,23 @@ enum LiveDaemon {
     /// Exit status when no daemon answers.
     static let unreachableStatus: Int32 = 3
 
+    /// The arguments of a live command that takes no operands: `--help`
+    /// (printed, then exit 0) and `--socket` come with every one.
+    static func arguments(_ argv: [String], command: String, help: String, flags: Set<String> = [], options: Set<String> = []) -> Arguments {
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: flags.union(["help"]), options: options.union(["socket"]))
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") {
+            Console.out(help)
+            exit(0)
+        }
+        if let operand = arguments.operands.first { Console.usage(command, UsageError("unexpected argument '\(operand)'")) }
+        return arguments
+    }
+
     /// A connection that has said hello, or an exit naming the socket (status 3).
     static func connect(_ arguments: Arguments, client: String, app: String? = nil) -> (DaemonConnection, Hello.Reply) {
         do {

@@ -20,14 +20,7 @@ enum StatusCommand {
 
     static func run(_ argv: [String]) {
         let command = "\(program) status"
-        let arguments: Arguments
-        do {
-            arguments = try Arguments(argv, flags: ["help", "json"], options: ["socket"])
-        } catch {
-            Console.usage(command, error)
-        }
-        if arguments.has("help") { Console.out(help); return }
-        if let operand = arguments.operands.first { Console.usage(command, UsageError("unexpected argument '\(operand)'")) }
+        let arguments = LiveDaemon.arguments(argv, command: command, help: help, flags: ["json"])
         let (connection, _) = LiveDaemon.connect(arguments, client: "lprojctl status")
         let status = LiveDaemon.send(Status(), on: connection)
         if arguments.has("json") {

@@ -29,14 +29,7 @@ enum TailCommand {
 
     static func run(_ argv: [String]) {
         let command = "\(program) tail"
-        let arguments: Arguments
-        do {
-            arguments = try Arguments(argv, flags: ["help", "json"], options: ["bundle", "language", "table", "count", "socket"])
-        } catch {
-            Console.usage(command, error)
-        }
-        if arguments.has("help") { Console.out(help); return }
-        if let operand = arguments.operands.first { Console.usage(command, UsageError("unexpected argument '\(operand)'")) }
+        let arguments = LiveDaemon.arguments(argv, command: command, help: help, flags: ["json"], options: ["bundle", "language", "table", "count"])
         var remaining = Int.max
         if let count = arguments.value("count") {
             guard let number = Int(count), number > 0 else { Console.usage(command, UsageError("--count takes a positive number, not '\(count)'")) }
