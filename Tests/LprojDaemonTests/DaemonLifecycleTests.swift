@@ -276,3 +276,28 @@ final class SocketActivationTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: daemon.socket), "a socket systemd made is systemd's to remove")
     }
 }
+
+/// "Idle means idle": no timers, no polling.
+final class IdleTests: XCTestCase {
+    func testAnIdleDaemonNeverWakes() throws {
+        let daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Subscribe(name: "s"))
+        _ = try connection.send(Sync())
+        func switches() throws -> Int {
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/task")
+            return try tasks.reduce(0) { total, task in
+                let status = try String(contentsOfFile: "/proc/\(daemon.pid)/task/\(task)/status", encoding: .utf8)
+                return total + status.split(separator: "\n").filter { $0.contains("ctxt_switches") }
+                    .compactMap { Int($0.split(separator: "\t").last ?? "") }.reduce(0, +)
+            }
+        }
+        let before = try switches()
+        // A window of nothing happening: measuring that the daemon does nothing takes time by definition.
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertEqual(try switches(), before, "an idle daemon (with a subscriber) woke up")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+}
