@@ -97,14 +97,19 @@ public final class Daemon {
         registerHandlers(into: &handlers)
         // Watch first, then crawl: a change made during the crawl is seen twice, never missed.
         let inbox = inbox
+        let startedWatching = ContinuousClock.now
         do {
             watcher = try Watcher(roots: canonical, isExcluded: { exclusions.excludes($0) }) { inbox.post(.files($0)) }
         } catch {
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
         }
+        let startedCrawling = ContinuousClock.now
         let crawled = catalog.crawl(roots: canonical)
+        let startedParsing = ContinuousClock.now
         _ = catalog.refresh(crawled, reporting: false)
+        log.debug("start: watching \(startedCrawling - startedWatching), listing \(startedParsing - startedCrawling), "
+                  + "reading \(crawled.count) files \(ContinuousClock.now - startedParsing)")
         for (_, record) in catalog.files where record.isInvalid {
             for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
         }

@@ -264,15 +264,19 @@ final class SocketActivationTests: XCTestCase {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
-        // The socket exists before the daemon does; the first connection starts it.
-        var connection: DaemonConnection?
-        try awaitCondition { connection = try? daemon.connect(); return connection != nil }
-        let status = try XCTUnwrap(connection).send(Status(), timeout: .seconds(30))
+        // The socket exists before the daemon does ("Listening on …" once it does); the first connection starts it.
+        var said = ""
+        while !said.contains("Listening on") {
+            let data = err.fileHandleForReading.availableData
+            guard !data.isEmpty else { throw DaemonTestError("systemd-socket-activate said: \(said)") }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        let status = try daemon.connect().send(Status(), timeout: .seconds(30))
         XCTAssertEqual(status.roots, [URL(fileURLWithPath: daemon.root).resolvingSymlinksInPath().path])
         XCTAssertEqual(status.tables, 1)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+        XCTAssertEqual(process.terminationStatus, 0, said + String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
         XCTAssertTrue(FileManager.default.fileExists(atPath: daemon.socket), "a socket systemd made is systemd's to remove")
     }
 }

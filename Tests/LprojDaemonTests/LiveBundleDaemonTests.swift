@@ -23,14 +23,14 @@ final class LiveBundleDaemonTests: XCTestCase {
 
     func testASavedTableChangesTheValueWithExactlyOneChange() throws {
         let bundle = try make()
-        try awaitCondition { bundle.isConnected }
+        try awaitState(of: bundle) { bundle.isConnected }
         let recorder = Recorder()
         let token = bundle.observe { recorder.append($0) }
         try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Start\";\n\"item\" = \"Item\";\n")
-        try awaitCondition { bundle.localizedString(forKey: "home_title", value: nil, table: nil) == "Start" }
+        try awaitState(of: bundle) { bundle.localizedString(forKey: "home_title", value: nil, table: nil) == "Start" }
         // A later change on the same connection: anything owed for the first has arrived before it.
         try daemon.write("App/en.lproj/InfoPlist.strings", "\"marker\" = \"1\";\n")
-        try awaitCondition { recorder.changes.contains { $0.changedKeys["InfoPlist"] != nil } }
+        try awaitState(of: bundle) { recorder.changes.contains { $0.changedKeys["InfoPlist"] != nil } }
         let forLocalizable = recorder.changes.filter { $0.changedKeys["Localizable"] != nil }
         XCTAssertEqual(forLocalizable.count, 1, "exactly one change for one save")
         XCTAssertEqual(forLocalizable.first?.changedKeys["Localizable"], ["home_title"])
@@ -39,13 +39,13 @@ final class LiveBundleDaemonTests: XCTestCase {
 
     func testDaemonRestartRecoversWithNoStaleValue() throws {
         let bundle = try make()
-        try awaitCondition { bundle.isConnected }
+        try awaitState(of: bundle) { bundle.isConnected }
         daemon.killHard()
-        try awaitCondition { !bundle.isConnected }
+        try awaitState(of: bundle) { !bundle.isConnected }
         XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Home", "the last state is still served")
         try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Changed while down\";\n")
         try daemon.start()
-        try awaitCondition(timeout: .seconds(20)) {
+        try awaitState(of: bundle, timeout: .seconds(20)) {
             bundle.isConnected && bundle.localizedString(forKey: "home_title", value: nil, table: nil) == "Changed while down"
         }
         XCTAssertEqual(bundle.localizedString(forKey: "item", value: nil, table: nil), "item", "a key removed while down is gone")
@@ -53,10 +53,11 @@ final class LiveBundleDaemonTests: XCTestCase {
 
     func testSetLanguageGoesThroughTheDaemonToEveryProcessOfTheApp() throws {
         let first = try make(), second = try make()
-        try awaitCondition { first.isConnected && second.isConnected }
+        try awaitState(of: first) { first.isConnected }
+        try awaitState(of: second) { second.isConnected }
         try first.setLanguage("zh-Hant")
         XCTAssertEqual(first.language, "zh-Hant")
-        try awaitCondition { second.language == "zh-Hant" }
+        try awaitState(of: second) { second.language == "zh-Hant" }
         XCTAssertEqual(second.localizedString(forKey: "home_title", value: nil, table: nil), "首頁")
         let hello = try daemon.connect().send(Hello(client: "t", app: "com.example.live"))
         XCTAssertEqual(hello.language, "zh-Hant", "the daemon persisted it")
@@ -84,23 +85,41 @@ final class LiveBundleDaemonTests: XCTestCase {
         try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30",
                   "env XDG_CONFIG_HOME='\(config)' LANG=en_US.UTF-8 LANGUAGE= LC_ALL= \(command)"])
         defer { _ = try? tmux(["kill-session", "-t", session]) }
+        // The pane's output is copied into a FIFO: a redraw is an event to wait on, then the screen is read.
+        let fifo = daemon.directory + "/pane"
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let output = open(fifo, O_RDONLY | O_NONBLOCK)
+        defer { close(output) }
+        try tmux(["pipe-pane", "-t", session, "cat > '\(fifo)'"])
         func screen() throws -> String { try tmux(["capture-pane", "-p", "-t", session]) }
-        try awaitCondition { let text = try screen(); return text.contains("following lprojd") && text.contains("  Home") }
+        func awaitScreen(_ condition: (String) -> Bool) throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !condition(try screen()) {
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else { throw DaemonTestError("screen not seen:\n\(try screen())") }
+                var poll = pollfd(fd: output, events: Int16(POLLIN), revents: 0)
+                if Glibc.poll(&poll, 1, Int32(remaining.components.seconds * 1000 + 1)) > 0 {
+                    var buffer = [UInt8](repeating: 0, count: 65536)
+                    _ = read(output, &buffer, buffer.count)
+                }
+            }
+        }
+        try awaitScreen { $0.contains("following lprojd") && $0.contains("  Home") }
         // A save redraws.
         try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Start\";\n")
-        try awaitCondition { try screen().contains("  Start") }
+        try awaitScreen { $0.contains("  Start") }
         // A key selects a language (2 = zh-Hant: the localizations are listed sorted).
         let keys = try screen()
         XCTAssertTrue(keys.contains("1 en  2 zh-Hant"), keys)
         _ = try tmux(["send-keys", "-t", session, "2"])
-        try awaitCondition { let text = try screen(); return text.contains("  首頁") && text.contains("language: zh-Hant (selected)") }
+        try awaitScreen { $0.contains("  首頁") && $0.contains("language: zh-Hant (selected)") }
         // lprojctl select from outside redraws too.
         let select = Process()
         select.executableURL = binaryDirectory().appendingPathComponent("lprojctl")
         select.arguments = ["select", "--app", "com.example.lproj-demo", "system", "--socket", daemon.socket]
         try select.run()
         select.waitUntilExit()
-        try awaitCondition { let text = try screen(); return text.contains("language: en (system)") && text.contains("  Start") }
+        try awaitScreen { $0.contains("language: en (system)") && $0.contains("  Start") }
         _ = try tmux(["send-keys", "-t", session, "q"])
     }
 
@@ -128,13 +147,18 @@ final class LiveBundleDaemonTests: XCTestCase {
     }
 }
 
-/// Waits for `condition`, checking it every 10 ms until the deadline (a condition on state another thread or process changes).
-func awaitCondition(timeout: Duration = .seconds(10), file: StaticString = #filePath, line: UInt = #line,
-                    _ condition: () throws -> Bool) throws {
-    let deadline = ContinuousClock.now + timeout
-    while try !condition() {
-        guard ContinuousClock.now < deadline else { throw DaemonTestError("condition not met in \(timeout)") }
-        usleep(10_000)
+/// Waits until `condition` holds, re-checking it whenever the bundle
+/// changes or connects or disconnects (its own events), until the deadline.
+func awaitState(of bundle: LiveBundle, timeout: Duration = .seconds(10), _ condition: () -> Bool) throws {
+    let signal = DispatchSemaphore(value: 0)
+    let tokens = [bundle.observe { _ in signal.signal() }, bundle.observeConnection { _ in signal.signal() }]
+    defer { tokens.forEach { $0.cancel() } }
+    let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+    while !condition() {
+        guard signal.wait(timeout: deadline) == .success else {
+            if condition() { return }
+            throw DaemonTestError("state not reached in \(timeout)")
+        }
     }
 }
 
