@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "lproj_linux.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -55,3 +56,5 @@ int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
     *gid = credentials.gid;
     return 0;
 }
+
+void lproj_release_free_memory(void) { malloc_trim(0); }

@@ -108,6 +108,8 @@ public final class Daemon {
         let crawled = catalog.crawl(roots: canonical)
         let startedParsing = ContinuousClock.now
         _ = catalog.refresh(crawled, reporting: false)
+        // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
+        lproj_release_free_memory()
         log.debug("start: watching \(startedCrawling - startedWatching), listing \(startedParsing - startedCrawling), "
                   + "reading \(crawled.count) files \(ContinuousClock.now - startedParsing)")
         for (_, record) in catalog.files where record.isInvalid {

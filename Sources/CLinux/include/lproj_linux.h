@@ -35,4 +35,7 @@ int lproj_accept(int listener);
 /// The peer of a Unix socket (SO_PEERCRED). Returns 0 on success.
 int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
 
+/// Returns freed heap memory to the system (glibc's malloc_trim(0)).
+void lproj_release_free_memory(void);
+
 #endif
