@@ -138,6 +138,24 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 
+    func testClientsBeyondTheLimitAreToldTheDaemonIsBusy() throws {
+        let config = try writeConfig("[Limits]\nMaxClients=2\n")
+        let daemon = try DaemonProcess(extraArguments: ["--config", config])
+        try daemon.start()
+        let first = try daemon.connect(), second = try daemon.connect()
+        _ = try first.send(Status())
+        _ = try second.send(Status())
+        let third = try daemon.connect()
+        XCTAssertThrowsError(try third.send(Status())) { error in
+            guard case DaemonConnection.Failure.refused(let refusal) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(refusal.code, .busy)
+        }
+        // The others are unharmed.
+        XCTAssertEqual(try first.send(Status()).clients.count, 2)
+        withExtendedLifetime(second) {}
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     func testSelectedLanguageIsPushedToTheAppAndPersisted() throws {
         let daemon = try DaemonProcess()
         try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
