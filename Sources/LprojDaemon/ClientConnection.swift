@@ -60,7 +60,7 @@ final class ClientConnection {
             subscriptions[name] = subscription
             return false
         }
-        output += Wire.addressed(body, prefix: subscription.prefix)
+        Wire.appendAddressed(body, prefix: subscription.prefix, to: &output)
         return true
     }
 

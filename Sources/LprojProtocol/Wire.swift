@@ -84,13 +84,12 @@ public enum Wire {
         Array("{\"sub\":".utf8) + ((try? JSONEncoder().encode(subscription)).map(Array.init) ?? Array("\"\"".utf8)) + [UInt8(ascii: ",")]
     }
 
-    /// An event body (from `eventBody`, which always has fields) addressed
-    /// with a prefix from `eventPrefix(subscription:)`.
-    public static func addressed(_ body: [UInt8], prefix: [UInt8]) -> [UInt8] {
-        var line = prefix
-        line.reserveCapacity(prefix.count + body.count)
-        line += body.dropFirst()
-        return line
+    /// Appends an event body (from `eventBody`, which always has fields)
+    /// addressed with a prefix from `eventPrefix(subscription:)` to `output`:
+    /// the line is built where it is sent from, with no copy per subscriber.
+    public static func appendAddressed(_ body: [UInt8], prefix: [UInt8], to output: inout [UInt8]) {
+        output += prefix
+        output += body.dropFirst()
     }
 
     /// One JSON object and a newline; keys sorted, slashes unescaped.

@@ -107,6 +107,22 @@ final class WireTests: XCTestCase {
         XCTAssertEqual(resync["reason"] as? String, "slow-consumer")
     }
 
+    func testAnEventEncodedOnceIsAddressedToEachSubscription() throws {
+        let body = try Wire.eventBody(BundleAdded(clock: Clock(instance: "i", sequence: 7), bundle: "/b"))
+        var output: [UInt8] = []
+        Wire.appendAddressed(body, prefix: Wire.eventPrefix(subscription: "ui"), to: &output)
+        Wire.appendAddressed(body, prefix: Wire.eventPrefix(subscription: "quote\"d"), to: &output)
+        let lines = output.split(separator: 0x0A)
+        XCTAssertEqual(lines.count, 2)
+        let first = try json(Array(lines[0]) + [0x0A]), second = try json(Array(lines[1]) + [0x0A])
+        XCTAssertEqual(first["sub"] as? String, "ui")
+        XCTAssertEqual(second["sub"] as? String, "quote\"d")
+        XCTAssertEqual(first["event"] as? String, "bundle-added")
+        XCTAssertEqual(first["clock"] as? String, "i:7")
+        XCTAssertEqual(first as NSDictionary, try json(Wire.event(BundleAdded(clock: Clock(instance: "i", sequence: 7), bundle: "/b"),
+                                                                   subscription: "ui")) as NSDictionary)
+    }
+
     func testClock() {
         XCTAssertEqual(Clock("9f2c:41"), Clock(instance: "9f2c", sequence: 41))
         XCTAssertEqual(Clock("a-b:0")?.instance, "a-b")
