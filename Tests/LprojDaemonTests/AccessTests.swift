@@ -16,21 +16,26 @@ final class AccessTests: XCTestCase {
             chmod(daemon.directory, 0o755)
             try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
             try daemon.start()
-            let status = try asNobody(["status", "--socket", daemon.socket])
+            // A copy of lprojctl where nobody can reach it (the build directory may not be).
+            let tool = daemon.directory + "/lprojctl"
+            if !FileManager.default.fileExists(atPath: tool) {
+                try FileManager.default.copyItem(atPath: binaryDirectory().appendingPathComponent("lprojctl").path, toPath: tool)
+                chmod(tool, 0o755)
+            }
+            let status = try asNobody(tool, ["status", "--socket", daemon.socket])
             XCTAssertEqual(status.status, statusExpected, "\(access): \(status.stderr)")
             if statusExpected != 0 { XCTAssertTrue(status.stderr.contains("may not connect"), status.stderr) }
-            let select = try asNobody(["select", "--app", "com.example.demo", "fr", "--socket", daemon.socket])
+            let select = try asNobody(tool, ["select", "--app", "com.example.demo", "fr", "--socket", daemon.socket])
             XCTAssertEqual(select.status, selectExpected, "\(access): \(select.stderr)")
             if access.hasPrefix("SelectUsers") { XCTAssertTrue(select.stderr.contains("may not select languages"), select.stderr) }
             XCTAssertEqual(daemon.stop(), 0)
         }
     }
 
-    private func asNobody(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    private func asNobody(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups",
-                             binaryDirectory().appendingPathComponent("lprojctl").path] + arguments
+        process.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups", tool] + arguments
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
