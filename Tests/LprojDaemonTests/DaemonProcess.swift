@@ -200,3 +200,24 @@ struct Mirror: Equatable {
         }
     }
 }
+
+/// Runs `executable` with `arguments` to its end, its output into the file
+/// `output` (or nowhere), and returns its exit status. posix_spawn and
+/// waitpid, because Foundation's `Process.waitUntilExit` can miss the exit
+/// of a program that forks a daemon of its own (tmux starting its server).
+func runToEnd(_ executable: String, _ arguments: [String], output: String? = nil) throws -> Int32 {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, output ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    var child: pid_t = 0
+    let spawned = posix_spawn(&child, executable, &actions, nil, argv, environ)
+    guard spawned == 0 else { throw DaemonTestError("cannot run \(executable): \(String(cString: strerror(spawned)))") }
+    var status: Int32 = 0
+    while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+    return (status & 0x7f) == 0 ? (status >> 8) & 0xff : -1
+}

@@ -84,7 +84,7 @@ final class LiveBundleDaemonTests: XCTestCase {
                        "--socket", daemon.socket].map { "'\($0)'" }.joined(separator: " ")
         try tmux(["new-session", "-d", "-s", session, "-x", "100", "-y", "30",
                   "env XDG_CONFIG_HOME='\(config)' LANG=en_US.UTF-8 LANGUAGE= LC_ALL= \(command)"])
-        defer { _ = try? tmux(["kill-session", "-t", session]) }
+        defer { _ = try? tmux(["kill-server"]) }
         // The pane's output is copied into a FIFO: a redraw is an event to wait on, then the screen is read.
         let fifo = daemon.directory + "/pane"
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
@@ -132,18 +132,15 @@ final class LiveBundleDaemonTests: XCTestCase {
         return try LiveBundle(path: daemon.root + "/App", app: "com.example.live", options: options)
     }
 
+    /// Runs tmux against a server of the test's own (`-S` in the daemon's
+    /// directory), its output through a file: a server that tmux starts
+    /// would inherit a pipe and hold it open.
     @discardableResult
     private func tmux(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw DaemonTestError("tmux \(arguments.joined(separator: " ")) failed") }
-        return String(decoding: data, as: UTF8.self)
+        let output = daemon.directory + "/tmux-output"
+        let status = try runToEnd("/usr/bin/tmux", ["-S", daemon.directory + "/tmux.sock"] + arguments, output: output)
+        guard status == 0 else { throw DaemonTestError("tmux \(arguments.joined(separator: " ")) failed (\(status))") }
+        return try String(contentsOfFile: output, encoding: .utf8)
     }
 }
 
