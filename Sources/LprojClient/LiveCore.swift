@@ -9,10 +9,10 @@ import Synchronization
 /// take a reference), the observers, the misses.
 final class LiveCore: Sendable {
     private let current: Mutex<LiveSnapshot>
-    private let observers = Mutex<(next: Int, handlers: [Int: @Sendable (LiveBundle.Change) -> Void])>((0, [:]))
+    private let observers = ObserverList<LiveBundle.Change>()
     let misses = Mutex<[LiveBundle.Miss: Int]>([:])
     let connected = Mutex(false)
-    private let connectionObservers = Mutex<(next: Int, handlers: [Int: @Sendable (Bool) -> Void])>((0, [:]))
+    private let connectionObservers = ObserverList<Bool>()
     let notificationObject = Mutex<WeakBox?>(nil)
     private let foundation = Mutex<Bundle?>(nil)
     let choice: LanguageChoice
@@ -69,14 +69,7 @@ final class LiveCore: Sendable {
     }
 
     func addObserver(_ handler: @escaping @Sendable (LiveBundle.Change) -> Void) -> ObservationToken {
-        let id = observers.withLock { state -> Int in
-            state.next += 1
-            state.handlers[state.next] = handler
-            return state.next
-        }
-        return ObservationToken { [weak self] in
-            _ = self?.observers.withLock { $0.handlers.removeValue(forKey: id) }
-        }
+        observers.add(handler)
     }
 
     /// Records whether the daemon is followed; observers hear of every flip.
@@ -86,18 +79,11 @@ final class LiveCore: Sendable {
             return connected != value
         }
         guard flipped else { return }
-        for handler in connectionObservers.withLock({ $0.handlers.sorted { $0.key < $1.key }.map(\.value) }) { handler(value) }
+        connectionObservers.announce(value)
     }
 
     func addConnectionObserver(_ handler: @escaping @Sendable (Bool) -> Void) -> ObservationToken {
-        let id = connectionObservers.withLock { state -> Int in
-            state.next += 1
-            state.handlers[state.next] = handler
-            return state.next
-        }
-        return ObservationToken { [weak self] in
-            _ = self?.connectionObservers.withLock { $0.handlers.removeValue(forKey: id) }
-        }
+        connectionObservers.add(handler)
     }
 
     /// A lookup as `Bundle.localizedString(forKey:value:table:)` answers it.
@@ -129,8 +115,7 @@ final class LiveCore: Sendable {
     }
 
     private func announce(_ change: LiveBundle.Change) {
-        let handlers = observers.withLock { Array($0.handlers.sorted { $0.key < $1.key }.map(\.value)) }
-        for handler in handlers { handler(change) }
+        observers.announce(change)
         let object = notificationObject.withLock { $0?.value }
         NotificationCenter.default.post(name: LiveBundle.didChangeNotification, object: object, userInfo: ["change": change])
     }
