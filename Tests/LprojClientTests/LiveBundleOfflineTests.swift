@@ -73,6 +73,21 @@ final class LiveBundleOfflineTests: XCTestCase {
         token.cancel()
     }
 
+    func testEachSwapIsPostedOnNotificationCenterAndTheAsyncSequence() async throws {
+        let bundle = try make(environment: ["LANG": "en_US.UTF-8"])
+        let posted = ChangeRecorder()
+        let observer = NotificationCenter.default.addObserver(forName: LiveBundle.didChangeNotification, object: nil, queue: nil) { note in
+            if (note.object as? LiveBundle) === bundle, let change = note.userInfo?["change"] as? LiveBundle.Change { posted.append(change) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        var iterator = bundle.changes.makeAsyncIterator()
+        try bundle.setLanguage("zh-Hant")
+        let streamed = await iterator.next()
+        XCTAssertEqual(streamed?.newLanguage, "zh-Hant")
+        XCTAssertEqual(posted.changes.map(\.newLanguage), ["zh-Hant"])
+        XCTAssertEqual(posted.changes.first?.oldLanguage, "en")
+    }
+
     func testReadersNeverSeeATornStateAcrossAThousandSwaps() throws {
         let bundle = try make(environment: ["LANG": "en_US.UTF-8"])
         let done = ManagedAtomicFlag()
