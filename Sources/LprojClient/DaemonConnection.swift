@@ -156,17 +156,6 @@ public final class DaemonConnection {
         }
     }
 
-    /// Whether the daemon has closed this connection (waits up to `timeout` for it).
-    public func awaitClose(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            do { try receive(until: deadline) } catch {
-                if case .closed = error { return true }
-                return false
-            }
-        }
-    }
-
     private func awaitReply(to id: RequestID, timeout: Duration) throws(Failure) -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         while true {

@@ -20,12 +20,8 @@ final class ClientConnection {
     var app: String?
     var framer: LineFramer
     var subscriptions: [String: Subscription] = [:]
-    /// Replies owed for `sync` requests still waiting on the watcher.
-    var pendingSyncs = 0
     /// What the loop's epoll waits for on this socket (changed only when it must).
     var interest = interestIn | interestPeerClosed
-    /// Close once the queue is written (after a fatal protocol error).
-    var closeWhenFlushed = false
     private(set) var output: [UInt8] = []
     private var written = 0
     let queueLimit: Int

@@ -255,7 +255,6 @@ public final class Daemon {
             }
         case .synced(let descriptor, let connected, let id):
             guard let client = clients[descriptor], client.connected == connected else { return }
-            client.pendingSyncs -= 1
             reply(Sync.Reply(clock: clock), to: id, on: client)
         }
     }
@@ -367,10 +366,6 @@ public final class Daemon {
                 }
                 _ = client.flush()
             }
-            if client.queuedBytes == 0 && client.closeWhenFlushed {
-                disconnect(client, reason: "closed after a fatal error")
-                continue
-            }
             // Wait for room to write; stop reading while the queue is full.
             var events = interestPeerClosed
             if !client.isFull { events |= interestIn }
@@ -399,7 +394,6 @@ public final class Daemon {
 
     /// Asks the watcher to answer once everything before now has been processed.
     func sync(_ id: RequestID, on client: ClientConnection) {
-        client.pendingSyncs += 1
         let inbox = inbox, descriptor = client.descriptor, connected = client.connected
         if let watcher {
             watcher.sync { inbox.post(.synced(descriptor, connected, id)) }

@@ -42,8 +42,6 @@ struct History {
         }
         return result
     }
-
-    var count: Int { ring.count }
 }
 
 /// What an event is about, for matching it to subscriptions.

@@ -149,13 +149,6 @@ struct RawSubscriber {
         if let newline = pending.lastIndex(of: 0x0A) { pending.removeSubrange(...newline) }
         return found
     }
-
-    /// Lines already complete or readable now, without waiting.
-    mutating func readAvailable() -> [String] {
-        var lines: [String] = []
-        while let line = readLine(timeoutMilliseconds: 0) { lines.append(line) }
-        return lines
-    }
 }
 
 /// Percentiles of a sample, in milliseconds.
