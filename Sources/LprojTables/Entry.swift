@@ -76,6 +76,12 @@ public struct Entry: Hashable, Sendable {
         }
     }
 
+    /// The string when the entry is stored as plain text (nothing else to keep).
+    var plainText: String? {
+        if case .text(let text) = storage { return text }
+        return nil
+    }
+
     /// The string of a plain entry (no variations, no substitutions); nil otherwise.
     public var text: String? {
         switch storage {

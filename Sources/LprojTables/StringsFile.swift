@@ -49,8 +49,9 @@ public struct StringsFile: Sendable {
             }
             var parser = StringsTextParser(bytes: text, validatesUTF8: decoded.needsValidation, byteBase: decoded.utf8Start)
             parser.parse()
-            let table = Table(parser.entries)
-            guard !decoded.problems.isEmpty || !parser.problems.isEmpty || !parser.duplicateOffsets.isEmpty else {
+            var duplicates: [Int] = []
+            let table = parser.table(duplicates: &duplicates)
+            guard !decoded.problems.isEmpty || !parser.problems.isEmpty || !duplicates.isEmpty else {
                 return StringsFile(table: table, form: .text(decoded.encoding), diagnostics: [])
             }
             var sink = DiagnosticSink(file: path, bytes: Array(text))
@@ -60,14 +61,15 @@ public struct StringsFile: Sendable {
             for problem in parser.problems {
                 sink.report(problem.severity, at: problem.offset, problem.message, hint: problem.hint)
             }
-            if !parser.duplicateOffsets.isEmpty {
-                let duplicates = Set(parser.duplicateOffsets)
+            if !duplicates.isEmpty {
+                // A second pass names each entry's key and place, in the order the table was made.
+                let keys = StringsTextParser.keyOffsets(in: text)
                 var first: [String: Int] = [:]
-                for (key, offset) in StringsTextParser.keyOffsets(in: text) {
-                    guard let earlier = first[key] else { first[key] = offset; continue }
-                    guard duplicates.contains(offset) else { continue }
+                for (key, offset) in keys where first[key] == nil { first[key] = offset }
+                for position in duplicates {
+                    let (key, offset) = keys[position]
                     sink.report(.warning, at: offset,
-                                "duplicate key \"\(key)\": this entry replaces the one on line \(sink.source.location(of: earlier).line)",
+                                "duplicate key \"\(key)\": this entry replaces the one on line \(sink.source.location(of: first[key]!).line)",
                                 hint: "the last one wins; remove the other")
                 }
             }

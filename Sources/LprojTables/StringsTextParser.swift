@@ -14,14 +14,14 @@ struct StringsTextParser {
     /// A problem at a byte offset, placed on a line later.
     typealias Problem = TextProblem
 
-    private(set) var entries: [String: Entry] = [:]
     private(set) var problems: [Problem] = []
-    /// Offsets of entries whose key was already defined, in file order.
-    private(set) var duplicateOffsets: [Int] = []
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    private var scratch: [UInt8] = []
+    /// Keys and values are written straight into the table being made;
+    /// text past `committed` belongs to an entry not (yet) added.
+    private var builder: TableBuilder
+    private var committed = 0
     /// When set, records every entry's key and offset instead of building a table.
     private var keyOffsets: [(key: String, offset: Int)]?
 
@@ -35,7 +35,13 @@ struct StringsTextParser {
         self.bytes = bytes
         self.validatesUTF8 = validatesUTF8
         self.byteBase = byteBase
-        entries.reserveCapacity(bytes.count / 64)
+        builder = TableBuilder(expectedCount: bytes.count / 64, expectedTextBytes: bytes.count)
+    }
+
+    /// The table parsed; `duplicates` gets the positions (in the order of
+    /// `keyOffsets(in:)`) of entries whose key was already defined.
+    func table(duplicates: inout [Int]) -> Table {
+        builder.finish(duplicates: &duplicates)
     }
 
     /// Parses the whole text.
@@ -78,28 +84,31 @@ struct StringsTextParser {
                 index += 1
                 return
             }
+            if builder.text.count > committed { builder.text.removeLast(builder.text.count - committed) }
             let keyStart = index
-            guard let key = parseString(role: "key") else { continue }
+            let keyText = builder.text.count
+            guard parseString(role: "key") else { continue }
+            let key = keyText..<builder.text.count
             let keyEnd = index
             guard skipSpace() else {
-                report(.error, at: keyEnd, "expected '=' or ';' after key \"\(key)\", found the end of the file")
+                report(.error, at: keyEnd, "expected '=' or ';' after key \"\(pendingText(key))\", found the end of the file")
                 return
             }
             var separator = bytes[index]
             if separator != .semicolon, separator != .equals, let confusable = confusable(at: index),
                confusable.ascii == .semicolon || confusable.ascii == .equals {
-                report(.error, at: index, "expected '=' or ';' after key \"\(key)\", found \(describe(at: index))",
+                report(.error, at: index, "expected '=' or ';' after key \"\(pendingText(key))\", found \(describe(at: index))",
                        hint: "use the ASCII '\(Character(Unicode.Scalar(confusable.ascii)))'")
                 separator = confusable.ascii
                 index += confusable.length - 1
             }
             if separator == .semicolon {
                 index += 1
-                insert(key, value: copy key, at: keyStart)
+                insert(key: key, value: key, at: keyStart)
                 continue
             }
             guard separator == .equals else {
-                report(.error, at: index, "expected '=' or ';' after key \"\(key)\", found \(describe(at: index))",
+                report(.error, at: index, "expected '=' or ';' after key \"\(pendingText(key))\", found \(describe(at: index))",
                        hint: "write entries as \"key\" = \"value\";")
                 skipLine()
                 continue
@@ -110,15 +119,16 @@ struct StringsTextParser {
                 return
             }
             let valueStart = index
-            guard let value = parseString(role: "value") else { continue }
+            let valueText = builder.text.count
+            guard parseString(role: "value") else { continue }
             let valueEnd = index
-            insert(key, value: value, at: keyStart)
-            expectSemicolon(valueStart: valueStart, valueEnd: valueEnd, value: value)
+            insert(key: key, value: valueText..<builder.text.count, at: keyStart)
+            expectSemicolon(valueStart: valueStart, valueEnd: valueEnd)
         }
     }
 
     /// Consumes the `;` after a value, or reports it missing and recovers.
-    private mutating func expectSemicolon(valueStart: Int, valueEnd: Int, value: String) {
+    private mutating func expectSemicolon(valueStart: Int, valueEnd: Int) {
         let found = skipSpace()
         if found, bytes[index] == .semicolon {
             index += 1
@@ -149,21 +159,27 @@ struct StringsTextParser {
         if sameLine { skipRestOfStatement() }
     }
 
-    private mutating func insert(_ key: consuming String, value: consuming String, at offset: Int) {
+    /// Adds the entry whose key and value were just written to the builder's text.
+    private mutating func insert(key: Range<Int>, value: Range<Int>, at offset: Int) {
         if keyOffsets != nil {
-            keyOffsets!.append((key, offset))
+            keyOffsets!.append((pendingText(key), offset))
             return
         }
-        let count = entries.count
-        entries[key] = Entry(text: value)
-        if entries.count == count { duplicateOffsets.append(offset) }
+        builder.add(key: key, value: value)
+        committed = builder.text.count
+    }
+
+    /// Text written to the builder, as a string (for messages).
+    private func pendingText(_ range: Range<Int>) -> String {
+        builder.text.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
     }
 
     // MARK: - Strings
 
-    /// A quoted or unquoted string at `index`, or nil after reporting why
-    /// there is none (and moving on to where parsing can resume).
-    private mutating func parseString(role: String) -> String? {
+    /// Writes the quoted or unquoted string at `index` to the builder's
+    /// text; false after reporting why there is none (and moving on to
+    /// where parsing can resume).
+    private mutating func parseString(role: String) -> Bool {
         let first = bytes[index]
         if first == .doubleQuote || first == .singleQuote {
             index += 1
@@ -172,7 +188,8 @@ struct StringsTextParser {
         if first.isUnquotedStringByte {
             let start = index
             while index < bytes.count, bytes[index].isUnquotedStringByte { index += 1 }
-            return makeString(start..<index)
+            appendText(start..<index)
+            return true
         }
         if first == .at, index + 1 < bytes.count, bytes[index + 1] == .doubleQuote {
             report(.error, at: index, "Objective-C string literal @\"…\" in a .strings file", hint: "remove the '@'")
@@ -184,7 +201,7 @@ struct StringsTextParser {
                    hint: "quote the text: \"…\"")
             skipStructure()
             if skipSpace(), bytes[index] == .semicolon { index += 1 }
-            return nil
+            return false
         }
         if let confusable = confusable(at: index), confusable.ascii == .doubleQuote || confusable.ascii == .singleQuote {
             report(.error, at: index, "a \(role) must start with '\"', found \(describe(at: index))",
@@ -201,25 +218,26 @@ struct StringsTextParser {
         }
         report(.error, at: index, "a \(role) cannot start with \(describe(at: index))", hint: hint)
         skipLine()
-        return nil
+        return false
     }
 
     /// The body of a quoted string after its opening quote.
-    private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> String? {
+    private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> Bool {
         let start = index
         guard let end = firstQuoteOrBackslash(quote, from: start) else {
             reportUnterminated(openedAt: open)
-            return nil
+            return false
         }
         if bytes[end] == .backslash {
             return parseQuotedWithEscapes(quote: quote, openedAt: open, start: start)
         }
         index = end + 1
-        return makeString(start..<end)
+        appendText(start..<end)
+        return true
     }
 
-    private mutating func parseQuotedWithEscapes(quote: UInt8, openedAt open: Int, start: Int) -> String? {
-        scratch.removeAll(keepingCapacity: true)
+    private mutating func parseQuotedWithEscapes(quote: UInt8, openedAt open: Int, start: Int) -> Bool {
+        let written = builder.text.count
         var mark = start
         let count = bytes.count
         while index < count {
@@ -227,10 +245,12 @@ struct StringsTextParser {
             if byte == quote {
                 append(mark..<index)
                 index += 1
-                if validatesUTF8, scratch.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: 0) }) != nil {
+                if validatesUTF8, builder.text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: written) }) != nil {
                     reportInvalidUTF8(in: start..<index - 1)
+                    let repaired = Array(pendingText(written..<builder.text.count).utf8)
+                    builder.text.replaceSubrange(written..., with: repaired)
                 }
-                return String(decoding: scratch, as: UTF8.self)
+                return true
             }
             guard byte == .backslash else {
                 index += 1
@@ -251,7 +271,7 @@ struct StringsTextParser {
                     number = number &<< 3 &+ (bytes[index] &- UInt8(ascii: "0"))
                     index += 1
                 }
-                UTF8Validation.append(NeXTSTEPLatin.scalar(for: number), to: &scratch)
+                UTF8Validation.append(NeXTSTEPLatin.scalar(for: number), to: &builder.text)
             case UInt8(ascii: "U"):
                 let unit = readHexUnit()
                 if unit >= 0xD800 && unit < 0xDC00 {
@@ -260,7 +280,7 @@ struct StringsTextParser {
                         index += 2
                         let low = readHexUnit()
                         if low >= 0xDC00 && low < 0xE000 {
-                            UTF8Validation.append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: &scratch)
+                            UTF8Validation.append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: &builder.text)
                             break
                         }
                         index = save
@@ -269,15 +289,15 @@ struct StringsTextParser {
                 } else if unit >= 0xDC00 && unit < 0xE000 {
                     reportLoneSurrogate(unit, at: escapeStart)
                 } else {
-                    UTF8Validation.append(unit, to: &scratch)
+                    UTF8Validation.append(unit, to: &builder.text)
                 }
-            case UInt8(ascii: "a"): scratch.append(0x07)
-            case UInt8(ascii: "b"): scratch.append(0x08)
-            case UInt8(ascii: "f"): scratch.append(0x0C)
-            case UInt8(ascii: "n"): scratch.append(0x0A)
-            case UInt8(ascii: "r"): scratch.append(0x0D)
-            case UInt8(ascii: "t"): scratch.append(0x09)
-            case UInt8(ascii: "v"): scratch.append(0x0B)
+            case UInt8(ascii: "a"): builder.text.append(0x07)
+            case UInt8(ascii: "b"): builder.text.append(0x08)
+            case UInt8(ascii: "f"): builder.text.append(0x0C)
+            case UInt8(ascii: "n"): builder.text.append(0x0A)
+            case UInt8(ascii: "r"): builder.text.append(0x0D)
+            case UInt8(ascii: "t"): builder.text.append(0x09)
+            case UInt8(ascii: "v"): builder.text.append(0x0B)
             case UInt8(ascii: "u"), UInt8(ascii: "x"):
                 // Kept as the letter, as CoreFoundation does; warn when it looks
                 // like a Unicode or hex escape from another language.
@@ -285,7 +305,7 @@ struct StringsTextParser {
                 let isUnicode = escaped == UInt8(ascii: "u")
                 let digits = countHexDigits(from: index, limit: isUnicode ? 4 : 2)
                 if digits >= 2 {
-                    let sequence = makeString(escapeStart..<index + digits)
+                    let sequence = String(decoding: UnsafeBufferPointer(rebasing: bytes[escapeStart..<index + digits]), as: UTF8.self)
                     let hex = String(sequence.dropFirst(2))
                     report(.warning, at: escapeStart, "'\(sequence)' is not an escape in .strings: the value gets '\(sequence.dropFirst())'",
                            hint: "write \\U\(String(repeating: "0", count: 4 - hex.count))\(hex) for that character")
@@ -297,7 +317,7 @@ struct StringsTextParser {
             mark = keepEscapedByte ? escapeStart + 1 : index
         }
         reportUnterminated(openedAt: open)
-        return nil
+        return false
     }
 
     /// Up to four hex digits after `\U`, as CoreFoundation reads them.
@@ -318,19 +338,24 @@ struct StringsTextParser {
     }
 
     /// Recovery for “typographic” quotes: the text up to the closing one on the same line.
-    private mutating func parseTypographicQuoted(openedAt open: Int) -> String? {
+    private mutating func parseTypographicQuoted(openedAt open: Int) -> Bool {
         index += confusable(at: open)!.length
         let start = index
         while index < bytes.count, !bytes[index].isLineBreak {
-            if bytes[index] == .doubleQuote { index += 1; return makeString(start..<index - 1) }
+            if bytes[index] == .doubleQuote {
+                index += 1
+                appendText(start..<index - 1)
+                return true
+            }
             if let confusable = confusable(at: index), confusable.ascii == .doubleQuote || confusable.ascii == .singleQuote {
                 let end = index
                 index += confusable.length
-                return makeString(start..<end)
+                appendText(start..<end)
+                return true
             }
             index += 1
         }
-        return nil
+        return false
     }
 
     private mutating func reportUnterminated(openedAt open: Int) {
@@ -343,40 +368,24 @@ struct StringsTextParser {
     private mutating func reportLoneSurrogate(_ unit: UInt32, at offset: Int) {
         report(.warning, at: offset, "\\U\(String(unit, radix: 16, uppercase: true)) is half of a surrogate pair; it becomes U+FFFD",
                hint: "write characters beyond U+FFFF as two escapes, e.g. \\UD83D\\UDE00, or as the character itself")
-        UTF8Validation.append(0xFFFD, to: &scratch)
+        UTF8Validation.append(0xFFFD, to: &builder.text)
     }
 
     @inline(__always)
     private mutating func append(_ range: Range<Int>) {
-        if !range.isEmpty { scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range])) }
+        if !range.isEmpty { builder.text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range])) }
     }
 
-    /// The string of raw text `range`; invalid UTF-8 is reported and repaired.
+    /// Writes raw text `range` to the builder; invalid UTF-8 is reported
+    /// and repaired (each bad sequence becomes U+FFFD).
     @inline(__always)
-    private mutating func makeString(_ range: Range<Int>) -> String {
+    private mutating func appendText(_ range: Range<Int>) {
         let text = UnsafeBufferPointer(rebasing: bytes[range])
-        var string = String(decoding: text, as: UTF8.self)
-        // String(decoding:) validates as it copies; it repaired something
-        // only if the length changed or a U+FFFD appeared. That check is
-        // much cheaper than validating twice. (String(validating:) is
-        // generic and unspecialized across modules: slower still.)
-        if validatesUTF8, string.utf8.count != range.count || Self.containsReplacementCharacter(&string) {
-            if UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil { reportInvalidUTF8(in: range) }
-        }
-        return string
-    }
-
-    /// Whether `string` holds U+FFFD (EF BF BD), the mark of a repair.
-    private static func containsReplacementCharacter(_ string: inout String) -> Bool {
-        string.withUTF8 { utf8 in
-            guard let base = utf8.baseAddress else { return false }
-            var position = 0
-            while position + 2 < utf8.count, let found = memchr(base + position, 0xEF, utf8.count - position - 2) {
-                let offset = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-                if utf8[offset + 1] == 0xBF, utf8[offset + 2] == 0xBD { return true }
-                position = offset + 1
-            }
-            return false
+        if validatesUTF8, UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil {
+            reportInvalidUTF8(in: range)
+            builder.text.append(contentsOf: String(decoding: text, as: UTF8.self).utf8)
+        } else {
+            builder.text.append(contentsOf: text)
         }
     }
 

@@ -1,34 +1,221 @@
 /// One language's table: key → entry. An immutable value; parsing a file
 /// makes one, and tables compare and diff by value.
-public struct Table: Hashable, Sendable {
-    /// The entries by key.
-    public let entries: [String: Entry]
+///
+/// Compact: every key and plain value is kept as UTF-8 in one allocation
+/// per table, with a hash index over the keys, so a table costs about its
+/// text plus 27 bytes an entry. Keys compare by their UTF-8 bytes, as
+/// CoreFoundation compares them (no Unicode normalisation). A lookup builds
+/// its `String` from those bytes; a table that is looked up much (a
+/// client's) can be `materialized()` so that lookups return stored values
+/// and allocate nothing.
+public struct Table: Sendable {
+    /// Immutable once made (see `TableStorage`).
+    nonisolated(unsafe) let storage: TableStorage
+    /// Every entry by position when materialized; else empty.
+    private let values: [Entry]
 
-    public init(_ entries: [String: Entry] = [:]) {
-        self.entries = entries
+    /// The empty table.
+    public init() {
+        storage = .empty
+        values = []
+    }
+
+    /// A table of `entries`.
+    public init(_ entries: [String: Entry]) {
+        var builder = TableBuilder(expectedCount: entries.count)
+        for (key, entry) in entries { builder.add(key: key, entry: entry) }
+        self = builder.finish()
     }
 
     /// A table of plain strings.
     public init(strings: [String: String]) {
-        var entries: [String: Entry] = [:]
-        entries.reserveCapacity(strings.count)
-        for (key, value) in strings { entries[key] = Entry(text: value) }
-        self.entries = entries
+        var builder = TableBuilder(expectedCount: strings.count)
+        for (key, value) in strings { builder.add(key: key, entry: Entry(text: value)) }
+        self = builder.finish()
     }
 
-    public subscript(key: String) -> Entry? { entries[key] }
+    init(storage: TableStorage, values: [Entry] = []) {
+        self.storage = storage
+        self.values = values
+    }
 
-    public var count: Int { entries.count }
-    public var isEmpty: Bool { entries.isEmpty }
+    /// The entry for `key`, or nil. Allocates only for a value that is not
+    /// materialized and too long to be stored inline in a `String`.
+    @inline(__always)
+    public subscript(key: String) -> Entry? {
+        guard let position = position(ofKey: key) else { return nil }
+        return entry(at: position)
+    }
+
+    /// The plain string for `key` (nil when absent or not plain text).
+    public func text(forKey key: String) -> String? {
+        self[key]?.text
+    }
+
+    public var count: Int { storage.count }
+    public var isEmpty: Bool { storage.count == 0 }
+
+    /// The keys, in the order the file defines them.
+    public var keys: [String] {
+        storage.withIndex { index in (0..<count).map { String(decoding: index.keyBytes($0), as: UTF8.self) } }
+    }
 
     /// The keys, sorted by code point.
-    public var sortedKeys: [String] { entries.keys.sorted() }
+    public var sortedKeys: [String] { keys.sorted() }
+
+    /// The entries by key, made on each call.
+    public var entries: [String: Entry] {
+        var entries: [String: Entry] = [:]
+        entries.reserveCapacity(count)
+        for (key, entry) in self { entries[key] = entry }
+        return entries
+    }
+
+    /// This table with its values made once, so that lookups allocate
+    /// nothing: for a table looked up often (a client's).
+    public func materialized() -> Table {
+        if !values.isEmpty || isEmpty { return self }
+        return Table(storage: storage, values: (0..<count).map(entry(at:)))
+    }
 
     /// This table with `other`'s entries laid over it, as a `.stringsdict`
     /// entry overrides the same key of the `.strings` table beside it.
     public func overlaid(with other: Table) -> Table {
         if other.isEmpty { return self }
         if isEmpty { return other }
-        return Table(entries.merging(other.entries) { _, new in new })
+        var builder = TableBuilder(expectedCount: count + other.count)
+        for position in 0..<count { builder.add(from: self, at: position) }
+        for position in 0..<other.count { builder.add(from: other, at: position) }
+        return builder.finish()
+    }
+
+    /// This table with the entries of `updates` set and the keys of `removed` gone.
+    public func updating(_ updates: [String: Entry], removing removed: some Sequence<String>) -> Table {
+        let dropped = Set(removed).union(updates.keys)
+        var builder = TableBuilder(expectedCount: count + updates.count)
+        storage.withIndex { index in
+            for position in 0..<count where dropped.isEmpty || !dropped.contains(String(decoding: index.keyBytes(position), as: UTF8.self)) {
+                builder.add(from: self, at: position)
+            }
+        }
+        for (key, entry) in updates { builder.add(key: key, entry: entry) }
+        return builder.finish()
+    }
+
+    // MARK: - Positions
+
+    /// The position of `key`'s entry, or nil.
+    @inline(__always)
+    func position(ofKey key: String) -> Int? {
+        if let found = key.utf8.withContiguousStorageIfAvailable({ position(ofKeyBytes: UnsafeRawBufferPointer($0)) }) {
+            return found
+        }
+        var contiguous = key
+        contiguous.makeContiguousUTF8()
+        return contiguous.utf8.withContiguousStorageIfAvailable { position(ofKeyBytes: UnsafeRawBufferPointer($0)) } ?? nil
+    }
+
+    /// The position of the entry whose key is `bytes`, or nil.
+    @inline(__always)
+    func position(ofKeyBytes bytes: UnsafeRawBufferPointer) -> Int? {
+        storage.withIndex { $0.find(bytes, hash: TableHash.hash(bytes)) }
+    }
+
+    /// The key at `position`.
+    func key(at position: Int) -> String {
+        storage.withIndex { String(decoding: $0.keyBytes(position), as: UTF8.self) }
+    }
+
+    /// The entry at `position`.
+    @inline(__always)
+    func entry(at position: Int) -> Entry {
+        if !values.isEmpty { return values[position] }
+        return storage.withIndex { index in
+            let record = index.records[position]
+            if record.isRich { return storage.rich[Int(record.valueOffset)] }
+            return Entry(text: String(decoding: index.valueBytes(position), as: UTF8.self))
+        }
+    }
+
+    /// Whether the entry at `position` equals `other`'s at `otherPosition`,
+    /// comparing bytes when both are plain text.
+    func entryEquals(at position: Int, _ other: Table, at otherPosition: Int) -> Bool {
+        let plain: Bool? = storage.withIndex { index in
+            other.storage.withIndex { otherIndex in
+                guard !index.records[position].isRich, !otherIndex.records[otherPosition].isRich else { return nil }
+                let a = index.valueBytes(position), b = otherIndex.valueBytes(otherPosition)
+                return a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+            }
+        }
+        return plain ?? (entry(at: position) == other.entry(at: otherPosition))
+    }
+
+    /// Whether the key at `position` is `other`'s key at `otherPosition`.
+    @inline(__always)
+    func keyEquals(at position: Int, _ other: Table, at otherPosition: Int) -> Bool {
+        storage.withIndex { index in
+            other.storage.withIndex { $0.keyEquals(otherPosition, index.keyBytes(position)) }
+        }
+    }
+
+    /// The position in `other` of the key at `position` here, or nil.
+    func position(ofKeyAt position: Int, in other: Table) -> Int? {
+        storage.withIndex { index in
+            let key = index.keyBytes(position)
+            return other.storage.withIndex { $0.find(key, hash: TableHash.hash(key)) }
+        }
     }
 }
+
+extension Table: Sequence {
+    /// The entries in the order the file defines them.
+    public func makeIterator() -> Iterator {
+        Iterator(table: self)
+    }
+
+    public struct Iterator: IteratorProtocol {
+        let table: Table
+        var position = 0
+
+        public mutating func next() -> (key: String, entry: Entry)? {
+            guard position < table.count else { return nil }
+            defer { position += 1 }
+            return (table.key(at: position), table.entry(at: position))
+        }
+    }
+
+    public var underestimatedCount: Int { count }
+}
+
+extension Table: Hashable {
+    public static func == (lhs: Table, rhs: Table) -> Bool {
+        if lhs.storage === rhs.storage { return true }
+        guard lhs.count == rhs.count else { return false }
+        for position in 0..<lhs.count {
+            guard let other = lhs.position(ofKeyAt: position, in: rhs),
+                  lhs.entryEquals(at: position, rhs, at: other) else { return false }
+        }
+        return true
+    }
+
+    /// Independent of the order of entries, as equality is.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(count)
+        var sum = 0
+        for (key, entry) in self {
+            var entryHasher = Hasher()
+            entryHasher.combine(key)
+            entryHasher.combine(entry)
+            sum = sum &+ entryHasher.finalize()
+        }
+        hasher.combine(sum)
+    }
+}
+
+extension Table: CustomStringConvertible {
+    public var description: String { entries.description }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif

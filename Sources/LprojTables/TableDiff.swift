@@ -12,26 +12,38 @@ public struct TableDiff: Hashable, Sendable {
     /// Removed keys, sorted.
     public var removed: [String]
 
-    /// The changes that turn `old` into `new`.
+    /// The changes that turn `old` into `new`. Compares bytes: only the
+    /// entries that differ become strings. When a key sits at the same
+    /// position in both (a save that changed values, the usual edit) it is
+    /// found without a lookup.
     public init(from old: Table, to new: Table) {
         var added: [String: Entry] = [:]
         var changed: [String: Change] = [:]
-        for (key, entry) in new.entries {
-            if let previous = old.entries[key] {
-                if previous != entry { changed[key] = Change(old: previous, new: entry) }
+        var found = 0
+        for position in 0..<new.count {
+            let previous: Int?
+            if position < old.count, new.keyEquals(at: position, old, at: position) {
+                previous = position
             } else {
-                added[key] = entry
+                previous = new.position(ofKeyAt: position, in: old)
+            }
+            if let previous {
+                found += 1
+                if !new.entryEquals(at: position, old, at: previous) {
+                    changed[new.key(at: position)] = Change(old: old.entry(at: previous), new: new.entry(at: position))
+                }
+            } else {
+                added[new.key(at: position)] = new.entry(at: position)
             }
         }
         self.added = added
         self.changed = changed
-        // Every key of `new` not added is in `old`: when the counts say all of
-        // `old` is accounted for, nothing was removed (the usual edit), and
-        // the second pass over `old` is skipped.
-        if new.entries.count - added.count == old.entries.count {
+        // When every key of `old` was found in `new`, nothing was removed
+        // (the usual edit), and the pass over `old` is skipped.
+        if found == old.count {
             self.removed = []
         } else {
-            self.removed = old.entries.keys.filter { new.entries[$0] == nil }.sorted()
+            self.removed = (0..<old.count).filter { old.position(ofKeyAt: $0, in: new) == nil }.map(old.key(at:)).sorted()
         }
     }
 

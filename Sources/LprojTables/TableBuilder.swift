@@ -1,0 +1,89 @@
+/// Makes a `Table` entry by entry: keys and plain values are appended to
+/// one text buffer (a parser writes straight into `text`), and `finish`
+/// copies it with its records into the table's single allocation.
+struct TableBuilder {
+    /// The UTF-8 of every key and plain value added so far (and of the
+    /// one being parsed, past the last entry).
+    var text: [UInt8] = []
+    private var records: [TableRecord] = []
+    private var rich: [Entry] = []
+
+    init(expectedCount: Int = 0, expectedTextBytes: Int = 0) {
+        records.reserveCapacity(expectedCount)
+        text.reserveCapacity(expectedTextBytes)
+    }
+
+    var count: Int { records.count }
+
+    /// Adds the entry whose key is `text[key]` and plain value `text[value]`.
+    mutating func add(key: Range<Int>, value: Range<Int>) {
+        precondition(text.count <= Int(UInt32.max), "a table's text is limited to 4 GiB")
+        records.append(TableRecord(keyOffset: UInt32(key.lowerBound), keyLength: UInt32(key.count),
+                                   valueOffset: UInt32(value.lowerBound), valueLength: UInt32(value.count)))
+    }
+
+    /// Adds `entry` under `key`.
+    mutating func add(key: String, entry: Entry) {
+        let keyStart = text.count
+        text.append(contentsOf: key.utf8)
+        if let plain = entry.plainText {
+            let valueStart = text.count
+            text.append(contentsOf: plain.utf8)
+            add(key: keyStart..<valueStart, value: valueStart..<text.count)
+        } else {
+            precondition(text.count <= Int(UInt32.max), "a table's text is limited to 4 GiB")
+            records.append(TableRecord(keyOffset: UInt32(keyStart), keyLength: UInt32(text.count - keyStart),
+                                       valueOffset: UInt32(rich.count), valueLength: TableRecord.richLength))
+            rich.append(entry)
+        }
+    }
+
+    /// Adds the entry at `position` of `table`, copying its bytes.
+    mutating func add(from table: Table, at position: Int) {
+        let (key, value) = table.storage.withIndex { index in
+            (Array(index.keyBytes(position)), index.records[position].isRich ? nil : Array(index.valueBytes(position)))
+        }
+        let keyStart = text.count
+        text.append(contentsOf: key)
+        if let value {
+            let valueStart = text.count
+            text.append(contentsOf: value)
+            add(key: keyStart..<valueStart, value: valueStart..<text.count)
+        } else {
+            records.append(TableRecord(keyOffset: UInt32(keyStart), keyLength: UInt32(key.count),
+                                       valueOffset: UInt32(rich.count), valueLength: TableRecord.richLength))
+            rich.append(table.entry(at: position))
+        }
+    }
+
+    /// The table. When a key was added more than once the last entry wins
+    /// (in the place of the first); `duplicates` gets the positions, in the
+    /// order added, of the entries that replaced an earlier one.
+    func finish(duplicates: inout [Int]) -> Table {
+        if records.isEmpty { return Table() }
+        switch TableStorage.make(records: records, text: text, rich: rich) {
+        case .success(let storage):
+            return Table(storage: storage)
+        case .failure(let found):
+            var records = records
+            var dropped = Set<Int>()
+            for (earlier, later) in found.pairs {
+                records[earlier].valueOffset = records[later].valueOffset
+                records[earlier].valueLength = records[later].valueLength
+                dropped.insert(later)
+                duplicates.append(later)
+            }
+            let kept = records.indices.filter { !dropped.contains($0) }.map { records[$0] }
+            guard case .success(let storage) = TableStorage.make(records: kept, text: text, rich: rich) else {
+                preconditionFailure("keys still repeat after removing the repeats")
+            }
+            return Table(storage: storage)
+        }
+    }
+
+    /// The table (see `finish(duplicates:)`).
+    func finish() -> Table {
+        var ignored: [Int] = []
+        return finish(duplicates: &ignored)
+    }
+}
