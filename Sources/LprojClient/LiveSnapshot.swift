@@ -20,15 +20,19 @@ final class LiveSnapshot: Sendable {
     let formatter: StringFormatter
     let developmentFallback: Bool
     /// For each table name, the table the search list finds (Apple's rule:
-    /// the first localization that has the table answers): one hash per lookup.
-    private let resolved: [String: [String: Entry]]
+    /// the first localization that has the table answers), materialized so
+    /// that a hit allocates nothing.
+    private let resolved: [String: Table]
     /// The development localization's tables, for the per-key fallback.
-    private let fallback: [String: [String: Entry]]
+    private let fallback: [String: Table]
     /// `Localizable`, the table most lookups name, resolved in advance.
-    private let localizable: [String: Entry]?
+    private let localizable: Table?
 
     init(tables: [String: [String: Table]], selection: String?, systemPreferences: [String], development: String?,
          developmentFallback: Bool) {
+        // Materialized once as they arrive: a snapshot made from this one's
+        // tables (another selection, one table changed) reuses them.
+        let tables = tables.mapValues { $0.mapValues { $0.materialized() } }
         self.tables = tables
         self.selection = selection
         self.developmentFallback = developmentFallback
@@ -40,13 +44,13 @@ final class LiveSnapshot: Sendable {
         searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
         language = searchList.first { $0 != "Base" } ?? searchList.first
         formatter = StringFormatter(language: language.flatMap { LanguageTag($0)?.identifier } ?? "en")
-        var resolved: [String: [String: Entry]] = [:]
+        var found: [String: Table] = [:]
         for localization in searchList.reversed() {
-            for (name, table) in tables[localization] ?? [:] { resolved[name] = table.entries }
+            for (name, table) in tables[localization] ?? [:] { found[name] = table }
         }
-        self.resolved = resolved
-        localizable = resolved["Localizable"]
-        fallback = developmentFallback ? (development.flatMap { tables[$0] } ?? [:]).mapValues(\.entries) : [:]
+        resolved = found
+        localizable = found["Localizable"]
+        fallback = developmentFallback ? (development.flatMap { tables[$0] } ?? [:]) : [:]
     }
 
     /// The same tables with another selection.

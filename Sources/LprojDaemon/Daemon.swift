@@ -95,7 +95,8 @@ public final class Daemon {
             throw DaemonError("cannot set up the event loop: \(String(cString: strerror(errno)))")
         }
         registerHandlers(into: &handlers)
-        // Watch first, then crawl: a change made during the crawl is seen twice, never missed.
+        // The watcher watches each directory, then lists it: a change made
+        // meanwhile is seen twice (listed and as an event), never missed.
         let inbox = inbox
         let startedWatching = ContinuousClock.now
         do {
@@ -104,13 +105,13 @@ public final class Daemon {
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
         }
-        let startedCrawling = ContinuousClock.now
-        let crawled = catalog.crawl(roots: canonical)
+        // The watcher lists each directory once it watches it: those are the files to load.
         let startedParsing = ContinuousClock.now
+        let crawled = watcher?.takeInitialFiles() ?? []
         _ = catalog.refresh(crawled, reporting: false)
         // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
         lproj_release_free_memory()
-        log.debug("start: watching \(startedCrawling - startedWatching), listing \(startedParsing - startedCrawling), "
+        log.debug("start: watching and listing \(startedParsing - startedWatching), "
                   + "reading \(crawled.count) files \(ContinuousClock.now - startedParsing)")
         for (_, record) in catalog.files where record.isInvalid {
             for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }

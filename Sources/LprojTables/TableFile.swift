@@ -106,14 +106,17 @@ public struct TableFile: Sendable {
 
     /// The file's bytes, or nil when it is larger than `limit`.
     public static func readBytes(path: String, limit: Int) throws(TableReadError) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Non-blocking: a FIFO named like a table must not hang the reader (it is refused below).
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw TableReadError(path: path, reason: "not a regular file") }
         if Int(info.st_size) > limit { return nil }
-        // Read until EOF, never past the limit: the file may grow meanwhile.
+        // One byte more than the size: a read that stops short of the
+        // buffer has met the end of the (regular) file, so the usual file
+        // takes one read. Never past the limit: the file may grow meanwhile.
         var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
         var filled = 0
         while true {
@@ -126,8 +129,8 @@ public struct TableFile: Sendable {
                 if errno == EINTR { continue }
                 throw TableReadError(path: path, reason: String(cString: strerror(errno)))
             }
-            if count == 0 { break }
             filled += count
+            if count == 0 || filled < bytes.count { break }
         }
         if filled > limit { return nil }
         bytes.removeLast(bytes.count - filled)

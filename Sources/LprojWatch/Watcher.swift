@@ -41,6 +41,7 @@ public final class Watcher: Sendable {
             var running = false
             var finished = false
             var failure: String?
+            var initialFiles: [String] = []
         }
 
         private let mutex = Mutex(Fields())
@@ -95,7 +96,11 @@ public final class Watcher: Sendable {
                 started.signal()
                 return
             }
-            state.withLock { $0.watchCount = loop.watchCount }
+            let listed = loop.takeInitialFiles()
+            state.withLock {
+                $0.watchCount = loop.watchCount
+                $0.initialFiles = listed
+            }
             started.signal()
             loop.run(deliver: deliver, state: state)
         }
@@ -115,6 +120,17 @@ public final class Watcher: Sendable {
 
     /// How many directories are watched.
     public var watchCount: Int { state.withLock { $0.watchCount } }
+
+    /// The files found under the roots as they were first watched (each
+    /// directory watched, then listed: a file created meanwhile is listed,
+    /// reported as an event, or both, never missed), with ignored names
+    /// left out. Handed over once: later calls return nothing.
+    public func takeInitialFiles() -> [String] {
+        state.withLock { state in
+            defer { state.initialFiles = [] }
+            return state.initialFiles
+        }
+    }
 
     /// Calls `completion` (on the watcher's thread) once every change made
     /// before this call has been delivered.
@@ -172,6 +188,8 @@ private final class WatchLoop {
     var markers = 0
     /// Roots that are gone, by the parent watched to see them return.
     var missingRoots: [String: String] = [:]
+    /// What the first walk found, until handed over.
+    private var initialFiles: [String] = []
 
     init?(roots: [String], control: String, isIgnored: @escaping (String) -> Bool, isExcluded: @escaping (String) -> Bool) {
         self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
@@ -181,7 +199,14 @@ private final class WatchLoop {
         guard inotifytools_initialize() != 0 else { return nil }
         guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else { return nil }
         controlDescriptor = inotifytools_wd_from_filename(control + "/")
-        for root in self.roots { _ = watchTree(root) }
+        for root in self.roots {
+            for case .written(let path) in watchTree(root) { initialFiles.append(path) }
+        }
+    }
+
+    func takeInitialFiles() -> [String] {
+        defer { initialFiles = [] }
+        return initialFiles
     }
 
     var watchCount: Int { watched.count }
