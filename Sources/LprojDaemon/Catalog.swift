@@ -36,13 +36,9 @@ final class Catalog {
         case tableInvalid(file: String, bundle: String, localization: String?, table: String, diagnostics: [Diagnostic], keptLastGood: Bool)
     }
 
-    /// One table file and what was last read from it.
+    /// What was last read from one table file (where it sits follows from
+    /// its path: `classify`; not stored, as there may be a million files).
     struct FileRecord {
-        var format: TableFormat
-        var bundle: String
-        /// The `.lproj` it is in; nil for a String Catalog.
-        var localization: String?
-        var table: String
         /// The last contents that parsed without errors.
         var lastGood: TableFile.Contents?
         /// The diagnostics of the last read (errors mean `lastGood` is older than the file).
@@ -50,9 +46,9 @@ final class Catalog {
 
         var isInvalid: Bool { diagnostics.containsErrors }
 
-        /// The localizations its last good contents serve.
-        var localizations: [String] {
-            if let localization { return lastGood == nil ? [] : [localization] }
+        /// The localizations its last good contents serve, for a file at `place`.
+        func localizations(at place: Place) -> [String] {
+            if let localization = place.localization { return lastGood == nil ? [] : [localization] }
             guard case .catalog(let catalog)? = lastGood else { return [] }
             return Array(catalog.tables.keys)
         }
@@ -113,20 +109,23 @@ final class Catalog {
     /// the state is updated: no diffs are made.
     func refresh(_ paths: some Sequence<String>, reporting: Bool = true) -> [Change] {
         var candidates: [(path: String, place: Place)] = []
+        // One string per bundle, shared by every address in it.
+        var bundles = Set<String>()
         for path in paths {
-            guard let place = Self.classify(path), !exclusions.excludes(path) else { continue }
+            guard var place = Self.classify(path), !exclusions.excludes(path) else { continue }
+            place.bundle = bundles.insert(place.bundle).memberAfterInsert
             candidates.append((path, place))
         }
         let reads = read(candidates.map(\.path))
+        if files.isEmpty { files.reserveCapacity(candidates.count) }
         var invalid: [Change] = []
-        var affected = Set<TableAddress>()
+        var affected = Set<TableAddress>(minimumCapacity: candidates.count)
         var fixed = Set<TableAddress>()
         for ((path, place), outcome) in zip(candidates, reads) {
             let old = files[path]
-            let oldAddresses = (old?.localizations ?? []).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
+            let oldAddresses = (old?.localizations(at: place) ?? []).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
             affected.formUnion(oldAddresses)
-            var record = old ?? FileRecord(format: place.format, bundle: place.bundle, localization: place.localization,
-                                           table: place.table, lastGood: nil, diagnostics: [])
+            var record = old ?? FileRecord(lastGood: nil, diagnostics: [])
             switch outcome {
             case .failure(let error):
                 if !exists(path) {
@@ -149,7 +148,7 @@ final class Catalog {
                                                  diagnostics: record.diagnostics, keptLastGood: record.lastGood != nil))
                 }
             }
-            let newAddresses = record.localizations.map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
+            let newAddresses = record.localizations(at: place).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
             affected.formUnion(newAddresses)
             if old?.isInvalid == true && !record.isInvalid { fixed.formUnion(oldAddresses + newAddresses) }
         }
@@ -198,6 +197,7 @@ final class Catalog {
         var appeared: [Change] = []
         var tables: [Change] = []
         var gone: [Change] = []
+        if served.isEmpty { served.reserveCapacity(addresses.count) }
         for address in reporting ? addresses.sorted() : Array(addresses) {
             let old = served[address]
             let new = compose(address)

@@ -78,18 +78,18 @@ extension Daemon {
             tables[address.bundle, default: [:]][address.localization, default: [:]][address.table] =
                 TableSummary(name: address.table, entries: table.count, health: .ok)
         }
-        for (_, record) in catalog.files {
+        for (path, record) in catalog.files where !record.diagnostics.isEmpty {
+            guard let place = Catalog.classify(path) else { continue }
             let errors = record.diagnostics.filter { $0.severity == .error }.count
             let warnings = record.diagnostics.count - errors
-            guard errors + warnings > 0 else { continue }
-            let localizations = record.localization.map { [$0] } ?? record.localizations
+            let localizations = place.localization.map { [$0] } ?? record.localizations(at: place)
             for localization in localizations {
-                var summary = tables[record.bundle]?[localization]?[record.table]
-                    ?? TableSummary(name: record.table, entries: 0, health: .ok)
+                var summary = tables[place.bundle]?[localization]?[place.table]
+                    ?? TableSummary(name: place.table, entries: 0, health: .ok)
                 summary.errors += errors
                 summary.warnings += warnings
                 if errors > 0 { summary.health = .invalid }
-                tables[record.bundle, default: [:]][localization, default: [:]][record.table] = summary
+                tables[place.bundle, default: [:]][localization, default: [:]][place.table] = summary
             }
         }
         let bundles = tables.keys.sorted().map { path in

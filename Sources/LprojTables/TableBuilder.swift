@@ -59,9 +59,10 @@ struct TableBuilder {
     /// The table. When a key was added more than once the last entry wins
     /// (in the place of the first); `duplicates` gets the positions, in the
     /// order added, of the entries that replaced an earlier one.
-    func finish(duplicates: inout [Int]) -> Table {
+    /// (`wideSlots` forces 8-byte index slots, for tests.)
+    func finish(duplicates: inout [Int], wideSlots: Bool = false) -> Table {
         if records.isEmpty { return Table() }
-        switch TableStorage.make(records: records, text: text, rich: rich) {
+        switch TableStorage.make(records: records, text: text, rich: rich, wideSlots: wideSlots) {
         case .success(let storage):
             return Table(storage: storage)
         case .failure(let found):
@@ -74,7 +75,7 @@ struct TableBuilder {
                 duplicates.append(later)
             }
             let kept = records.indices.filter { !dropped.contains($0) }.map { records[$0] }
-            guard case .success(let storage) = TableStorage.make(records: kept, text: text, rich: rich) else {
+            guard case .success(let storage) = TableStorage.make(records: kept, text: text, rich: rich, wideSlots: wideSlots) else {
                 preconditionFailure("keys still repeat after removing the repeats")
             }
             return Table(storage: storage)

@@ -48,7 +48,8 @@ public struct TableFile: Sendable {
     /// What a file holds: one table, or a catalog of one table per language.
     public enum Contents: Hashable, Sendable {
         case table(Table)
-        case catalog(StringCatalog)
+        /// (Boxed: a daemon keeps one `Contents` per file, most of them tables.)
+        indirect case catalog(StringCatalog)
     }
 
     public var path: String

@@ -2,9 +2,11 @@
 /// index, a record per entry (in file order) and the UTF-8 text of every
 /// key and plain value, back to back. Immutable once made.
 ///
-/// Memory per entry is its text plus 16 bytes of record and about 11 of
-/// index, against about 300 for a `[String: Entry]` of heap strings; and
-/// a lookup hashes the key's bytes once and, on a hit, compares one key.
+/// Memory per entry is its text plus 16 bytes of record and about 5 of
+/// index (a slot is 4 bytes: 8 bits of the key's hash and the position;
+/// 8 bytes in a table of 16 million entries or more), against about 300
+/// for a `[String: Entry]` of heap strings; and a lookup hashes the key's
+/// bytes once and, on a hit, almost always compares one key.
 ///
 /// The words are plain data (`ManagedBuffer` destroys the header itself).
 /// (`ManagedBuffer` cannot be `Sendable`; this one is never written after
@@ -15,8 +17,9 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
 
     /// Storage for `records` over `text`, indexed. When two records have the
     /// same key, nothing is made: the pairs (earlier, later) come back instead.
-    static func make(records: [TableRecord], text: [UInt8], rich: [Entry]) -> Result<TableStorage, Duplicates> {
-        let storage = make(slotCount: slotCount(for: records.count), records: records, text: text, rich: rich)
+    /// (`wideSlots` forces 8-byte slots, for tests.)
+    static func make(records: [TableRecord], text: [UInt8], rich: [Entry], wideSlots: Bool = false) -> Result<TableStorage, Duplicates> {
+        let storage = make(slotCount: slotCount(for: records.count), records: records, text: text, rich: rich, wide: wideSlots)
         let duplicates = storage.withIndex { index in
             var duplicates: [(earlier: Int, later: Int)] = []
             for position in records.indices {
@@ -45,18 +48,25 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
     }
 
     /// Unindexed storage of `slotCount` empty slots (a power of two, more than the records).
-    private static func make(slotCount: Int, records: [TableRecord], text: [UInt8], rich: [Entry]) -> TableStorage {
-        let recordWords = records.count * MemoryLayout<TableRecord>.stride / 8
-        let words = slotCount + recordWords + (text.count + 7) / 8
+    private static func make(slotCount: Int, records: [TableRecord], text: [UInt8], rich: [Entry], wide: Bool = false) -> TableStorage {
+        let wide = wide || records.count >= TableIndex.narrowLimit
+        let slotBytes = slotCount * (wide ? 8 : 4)
+        let recordBytes = records.count * MemoryLayout<TableRecord>.stride
+        let words = (slotBytes + recordBytes + text.count + 7) / 8
         let buffer = create(minimumCapacity: words) { _ in
-            TableHeader(count: records.count, slotMask: slotCount - 1, textCount: text.count, rich: rich)
+            TableHeader(count: records.count, slotMask: slotCount - 1, wideSlots: wide, rich: rich)
         }
         let storage = unsafeDowncast(buffer, to: TableStorage.self)
         storage.withUnsafeMutablePointerToElements { words in
-            words.initialize(repeating: 0, count: slotCount)
-            let recordBase = UnsafeMutableRawPointer(words + slotCount).bindMemory(to: TableRecord.self, capacity: records.count)
+            let base = UnsafeMutableRawPointer(words)
+            if wide {
+                base.initializeMemory(as: UInt64.self, repeating: 0, count: slotCount)
+            } else {
+                base.initializeMemory(as: UInt32.self, repeating: 0, count: slotCount)
+            }
+            let recordBase = (base + slotBytes).bindMemory(to: TableRecord.self, capacity: records.count)
             records.withUnsafeBufferPointer { if let source = $0.baseAddress { recordBase.initialize(from: source, count: $0.count) } }
-            let textBase = UnsafeMutableRawPointer(words + slotCount + recordWords).bindMemory(to: UInt8.self, capacity: text.count)
+            let textBase = (base + slotBytes + recordBytes).bindMemory(to: UInt8.self, capacity: text.count)
             text.withUnsafeBufferPointer { if let source = $0.baseAddress { textBase.initialize(from: source, count: $0.count) } }
         }
         return storage
@@ -69,12 +79,12 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
     @inline(__always)
     func withIndex<Result>(_ body: (TableIndex) throws -> Result) rethrows -> Result {
         try withUnsafeMutablePointers { header, words in
-            let slotCount = header.pointee.slotMask + 1
-            let count = header.pointee.count
-            let records = UnsafeMutableRawPointer(words + slotCount).assumingMemoryBound(to: TableRecord.self)
-            let text = UnsafeMutableRawPointer(words + slotCount + count * MemoryLayout<TableRecord>.stride / 8)
-                .assumingMemoryBound(to: UInt8.self)
-            return try body(TableIndex(slots: words, mask: header.pointee.slotMask, records: records, text: text))
+            let wide = header.pointee.wideSlots
+            let slotBytes = (header.pointee.slotMask + 1) * (wide ? 8 : 4)
+            let base = UnsafeMutableRawPointer(words)
+            let records = (base + slotBytes).assumingMemoryBound(to: TableRecord.self)
+            let text = (base + slotBytes + header.pointee.count * MemoryLayout<TableRecord>.stride).assumingMemoryBound(to: UInt8.self)
+            return try body(TableIndex(slots: base, wide: wide, mask: header.pointee.slotMask, records: records, text: text))
         }
     }
 }
@@ -83,7 +93,8 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
 struct TableHeader {
     var count: Int
     var slotMask: Int
-    var textCount: Int
+    /// Whether slots are 8 bytes (16 million entries or more) rather than 4.
+    var wideSlots: Bool
     /// The entries that are not plain text, by the index their records hold.
     var rich: [Entry]
 }
@@ -102,32 +113,44 @@ struct TableRecord {
 }
 
 /// An unsafe view of an index, its records and text: the one place where
-/// lookups and insertions are written, for tables and their builder alike.
-/// A slot is 0 when empty, else the key's hash in its high half and the
-/// record's position + 1 in its low half.
+/// lookups and insertions are written. A slot is 0 when empty, else some
+/// high bits of the key's hash (a tag that spares most key comparisons)
+/// over the record's position + 1: 8 + 24 bits in a 4-byte slot, 32 + 32
+/// in an 8-byte one.
 struct TableIndex {
-    let slots: UnsafeMutablePointer<UInt64>
+    /// Tables with this many entries or more have 8-byte slots.
+    static let narrowLimit = 1 << 24 - 1
+
+    let slots: UnsafeMutableRawPointer
+    let wide: Bool
     let mask: Int
     let records: UnsafePointer<TableRecord>
     let text: UnsafePointer<UInt8>
 
-    init(slots: UnsafeMutablePointer<UInt64>, mask: Int, records: UnsafePointer<TableRecord>, text: UnsafePointer<UInt8>) {
-        self.slots = slots
-        self.mask = mask
-        self.records = records
-        self.text = text
-    }
-
     /// The position of the record whose key is `key`, or nil.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
-        let tag = hash & 0xFFFF_FFFF_0000_0000
         var slot = Int(truncatingIfNeeded: hash) & mask
+        if wide {
+            let slots = self.slots.assumingMemoryBound(to: UInt64.self)
+            let tag = hash & 0xFFFF_FFFF_0000_0000
+            while true {
+                let value = slots[slot]
+                if value == 0 { return nil }
+                if value & 0xFFFF_FFFF_0000_0000 == tag {
+                    let position = Int(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
+                    if keyEquals(position, key) { return position }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+        let slots = self.slots.assumingMemoryBound(to: UInt32.self)
+        let tag = UInt32(truncatingIfNeeded: hash >> 56) << 24
         while true {
             let value = slots[slot]
             if value == 0 { return nil }
-            if value & 0xFFFF_FFFF_0000_0000 == tag {
-                let position = Int(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
+            if value & 0xFF00_0000 == tag {
+                let position = Int(value & 0x00FF_FFFF) - 1
                 if keyEquals(position, key) { return position }
             }
             slot = (slot + 1) & mask
@@ -138,8 +161,15 @@ struct TableIndex {
     @inline(__always)
     func insert(_ position: Int, hash: UInt64) {
         var slot = Int(truncatingIfNeeded: hash) & mask
-        while slots[slot] != 0 { slot = (slot + 1) & mask }
-        slots[slot] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(position + 1)
+        if wide {
+            let slots = self.slots.assumingMemoryBound(to: UInt64.self)
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(position + 1)
+        } else {
+            let slots = self.slots.assumingMemoryBound(to: UInt32.self)
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = UInt32(truncatingIfNeeded: hash >> 56) << 24 | UInt32(position + 1)
+        }
     }
 
     @inline(__always)

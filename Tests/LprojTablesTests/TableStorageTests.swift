@@ -1,0 +1,99 @@
+import Foundation
+import XCTest
+@testable import LprojTables
+
+/// The compact table: one buffer of UTF-8 with a hash index over the keys.
+final class TableStorageTests: XCTestCase {
+    /// Random tables agree with a `[String: Entry]` on every lookup, hit or
+    /// miss, with 4-byte and with 8-byte index slots, before and after
+    /// `materialized()`.
+    func testLookupsAgreeWithADictionary() {
+        var generator = SplitMix64(seed: 0x7AB1E)
+        for round in 0..<200 {
+            var entries: [String: Entry] = [:]
+            for _ in 0..<Int.random(in: 0...300, using: &generator) {
+                let key = Self.randomText(&generator)
+                entries[key] = Int.random(in: 0..<10, using: &generator) == 0
+                    ? Entry(value: .plural(["one": .text("1"), "other": .text(Self.randomText(&generator))]))
+                    : Entry(text: Self.randomText(&generator))
+            }
+            var builder = TableBuilder()
+            for (key, entry) in entries { builder.add(key: key, entry: entry) }
+            var duplicates: [Int] = []
+            let wide = builder.finish(duplicates: &duplicates, wideSlots: true)
+            for table in [Table(entries), wide, Table(entries).materialized()] {
+                XCTAssertEqual(table.count, entries.count)
+                for (key, entry) in entries { XCTAssertEqual(table[key], entry, "round \(round), key \(key.debugDescription)") }
+                for _ in 0..<20 {
+                    let probe = Self.randomText(&generator)
+                    XCTAssertEqual(table[probe], entries[probe])
+                }
+                XCTAssertEqual(table.entries, entries)
+            }
+            XCTAssertEqual(duplicates, [])
+        }
+    }
+
+    /// The last definition of a key wins and keeps the place of the first;
+    /// the later positions are reported.
+    func testRepeatedKeysLastWinsInTheFirstPlace() {
+        var builder = TableBuilder()
+        for (key, value) in [("a", "1"), ("b", "2"), ("a", "3"), ("c", "4"), ("a", "5"), ("b", "6")] {
+            builder.add(key: key, entry: Entry(text: value))
+        }
+        var duplicates: [Int] = []
+        let table = builder.finish(duplicates: &duplicates)
+        XCTAssertEqual(duplicates, [2, 4, 5])
+        XCTAssertEqual(table.keys, ["a", "b", "c"])
+        XCTAssertEqual(table.map { $0.entry.text }, ["5", "6", "4"])
+    }
+
+    /// Keys are compared as CoreFoundation compares them: by code units,
+    /// so precomposed and decomposed é are two keys.
+    func testKeysCompareByBytes() {
+        // (A Swift dictionary would take them for one key: parse them instead.)
+        let table = StringsFile(bytes: Array("\"caf\u{E9}\" = precomposed; \"cafe\u{301}\" = decomposed;".utf8), path: "k.strings").table
+        XCTAssertEqual(table.count, 2)
+        XCTAssertEqual(table["caf\u{E9}"]?.text, "precomposed")
+        XCTAssertEqual(table["cafe\u{301}"]?.text, "decomposed")
+        XCTAssertNil(table["cafe"])
+    }
+
+    /// Equality and hashing ignore the order of entries; an empty key and an
+    /// empty value are entries like any other.
+    func testEqualityIgnoresOrder() {
+        let a = StringsFile(bytes: Array("\"x\" = \"1\"; \"y\" = \"2\"; \"\" = \"\";".utf8), path: "a.strings").table
+        let b = StringsFile(bytes: Array("\"\" = \"\"; \"y\" = \"2\"; \"x\" = \"1\";".utf8), path: "b.strings").table
+        XCTAssertEqual(a, b)
+        XCTAssertEqual(a.hashValue, b.hashValue)
+        XCTAssertEqual(a[""]?.text, "")
+        XCTAssertNotEqual(a, Table(strings: ["x": "1", "y": "2", "": "3"]))
+        XCTAssertNotEqual(a, Table(strings: ["x": "1", "y": "2"]))
+        XCTAssertEqual(Table(), Table(strings: [:]))
+    }
+
+    /// `updating` sets, replaces and removes; the table it came from is unchanged.
+    func testUpdating() {
+        let table = Table(strings: ["a": "1", "b": "2", "c": "3"])
+        let updated = table.updating(["b": Entry(text: "two"), "d": Entry(text: "4")], removing: ["c", "missing"])
+        XCTAssertEqual(updated.entries, ["a": Entry(text: "1"), "b": Entry(text: "two"), "d": Entry(text: "4")])
+        XCTAssertEqual(table.entries, ["a": Entry(text: "1"), "b": Entry(text: "2"), "c": Entry(text: "3")])
+    }
+
+    /// The diff finds keys whether they kept their position or moved.
+    func testDiffAcrossReorderedKeys() {
+        let old = StringsFile(bytes: Array("a = 1; b = 2; c = 3; d = 4;".utf8), path: "o.strings").table
+        let new = StringsFile(bytes: Array("b = 2; a = 1; c = three; e = 5;".utf8), path: "n.strings").table
+        let diff = TableDiff(from: old, to: new)
+        XCTAssertEqual(diff.added, ["e": Entry(text: "5")])
+        XCTAssertEqual(diff.changed, ["c": .init(old: Entry(text: "3"), new: Entry(text: "three"))])
+        XCTAssertEqual(diff.removed, ["d"])
+    }
+
+    private static func randomText(_ generator: inout SplitMix64) -> String {
+        let alphabet: [Unicode.Scalar] = Array("ab_.".unicodeScalars) + [0xE9, 0x4E2D, 0x1F600].map { Unicode.Scalar($0)! }
+        var text = ""
+        for _ in 0..<Int.random(in: 0...24, using: &generator) { text.unicodeScalars.append(alphabet.randomElement(using: &generator)!) }
+        return text
+    }
+}
