@@ -19,7 +19,8 @@ public func fuzzTables(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     }
     if strings.form == .binaryPropertyList, !strings.diagnostics.containsErrors {
         let theirs = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: String]
-        precondition(theirs == strings.table.entries.compactMapValues(\.text), "binary plist read differently from Foundation")
+        let ours = strings.table.entries.compactMapValues(\.text)
+        precondition(ours.count != strings.table.count || theirs == ours, "binary plist read differently from Foundation")
     }
     guard !strings.diagnostics.containsErrors, case .text = strings.form else { return 0 }
     if let text = try? StringsWriter.text(for: strings.table) {
@@ -33,6 +34,9 @@ public func fuzzTables(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     if !bytes.isEmpty, !guessedUTF16,
        let theirs = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: String] {
         let ours = strings.table.entries.compactMapValues(\.text)
+        // Keys that differ in bytes but not as Swift strings (é and e + ◌́)
+        // are two entries to both parsers but one dictionary key: skip those.
+        guard ours.count == strings.table.count else { return 0 }
         precondition(ours == theirs, "values differ from PropertyListSerialization: ours \(ours) theirs \(theirs)")
     }
     return 0
