@@ -64,6 +64,9 @@ final class Catalog {
     private(set) var tableCounts: [String: [String: Int]] = [:]
     var limits: TableLimits
     let exclusions: Exclusions
+    /// How many `.stringsdict` and `.xcstrings` files are known: while there
+    /// are none, composing a table looks up its `.strings` file alone.
+    private var fileCounts: [TableFormat: Int] = [:]
     /// Counters for `status`.
     private(set) var filesParsed: UInt64 = 0
     private(set) var parseFailures: UInt64 = 0
@@ -129,7 +132,7 @@ final class Catalog {
             switch outcome {
             case .failure(let error):
                 if !exists(path) {
-                    files[path] = nil
+                    if files.removeValue(forKey: path) != nil { fileCounts[place.format, default: 0] -= 1 }
                     continue
                 }
                 // There but unreadable (permissions): like a broken save, the last good stays.
@@ -140,6 +143,7 @@ final class Catalog {
                 record.diagnostics = file.diagnostics
                 if !file.hasErrors { record.lastGood = file.contents }
             }
+            if old == nil { fileCounts[place.format, default: 0] += 1 }
             files[path] = record
             if record.isInvalid {
                 parseFailures += 1
@@ -158,10 +162,10 @@ final class Catalog {
     /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
     private func read(_ paths: [String]) -> [Result<TableFile, TableReadError>] {
         let limits = limits
-        @Sendable func readOne(_ path: String) -> Result<TableFile, TableReadError> {
-            do { return .success(try TableFile.read(path: path, limits: limits)) } catch { return .failure(error) }
+        @Sendable func readOne(_ path: String, directory: Int32? = nil) -> Result<TableFile, TableReadError> {
+            do { return .success(try TableFile.read(path: path, limits: limits, directory: directory)) } catch { return .failure(error) }
         }
-        guard paths.count >= 64 else { return paths.map(readOne) }
+        guard paths.count >= 64 else { return paths.map { readOne($0) } }
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<TableFile, TableReadError>>.allocate(capacity: paths.count)
         defer { results.deallocate() }
         // The first file of each format on this thread alone: two threads
@@ -176,12 +180,36 @@ final class Catalog {
             done[index] = true
         }
         let skip = done
-        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
-            if !skip[index] { (results.baseAddress! + index).initialize(to: readOne(paths[index])) }
+        // Paths come a directory at a time (as listed): each run of one
+        // directory is read by one worker, opening files relative to it.
+        let runs = Self.directoryRuns(paths)
+        DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+            let range = runs[run]
+            let directory = open(String(Self.directory(of: paths[range.lowerBound])), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            defer { if directory >= 0 { close(directory) } }
+            for index in range where !skip[index] {
+                (results.baseAddress! + index).initialize(to: readOne(paths[index], directory: directory >= 0 ? directory : nil))
+            }
         }
         let array = Array(results)
         _ = results.deinitialize()
         return array
+    }
+
+    /// Consecutive runs of `paths` in the same directory.
+    private static func directoryRuns(_ paths: [String]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        for index in 1...paths.count where index == paths.count || directory(of: paths[index]) != directory(of: paths[start]) {
+            runs.append(start..<index)
+            start = index
+        }
+        return runs
+    }
+
+    private static func directory(of path: String) -> Substring {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+        return path[..<slash]
     }
 
     /// The table files known under `directory` (for a directory that went away).
@@ -235,10 +263,12 @@ final class Catalog {
     private func compose(_ address: TableAddress) -> Table? {
         let lproj = address.bundle + "/" + address.localization + ".lproj/" + address.table
         var layers: [(layer: TableLayers.Layer, table: Table)] = []
-        for (path, layer) in [(lproj + ".strings", TableLayers.Layer.strings), (lproj + ".stringsdict", .stringsdict)] {
-            if case .table(let table)? = files[path]?.lastGood { layers.append((layer, table)) }
+        if case .table(let table)? = files[lproj + ".strings"]?.lastGood { layers.append((.strings, table)) }
+        if fileCounts[.stringsdict, default: 0] > 0, case .table(let table)? = files[lproj + ".stringsdict"]?.lastGood {
+            layers.append((.stringsdict, table))
         }
-        if case .catalog(let catalog)? = files[address.bundle + "/" + address.table + ".xcstrings"]?.lastGood,
+        if fileCounts[.xcstrings, default: 0] > 0,
+           case .catalog(let catalog)? = files[address.bundle + "/" + address.table + ".xcstrings"]?.lastGood,
            let table = catalog.tables[address.localization] {
             layers.append((.catalog, table))
         }

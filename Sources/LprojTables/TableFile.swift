@@ -87,12 +87,14 @@ public struct TableFile: Sendable {
 
     /// Reads and parses the file at `path`, its format chosen by extension.
     /// A file over the size limit is refused with an error diagnostic; a file
-    /// that cannot be read at all throws.
-    public static func read(path: String, limits: TableLimits = TableLimits()) throws(TableReadError) -> TableFile {
+    /// that cannot be read at all throws. With `directory` (an open
+    /// descriptor of the directory `path` is in), the file is opened by its
+    /// name relative to it: one path component for the kernel to resolve.
+    public static func read(path: String, limits: TableLimits = TableLimits(), directory: Int32? = nil) throws(TableReadError) -> TableFile {
         guard let format = TableFormat(path: path) else {
             throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
         }
-        let bytes = try readBytes(path: path, limit: limits.maximumFileBytes)
+        let bytes = try readBytes(path: path, limit: limits.maximumFileBytes, directory: directory)
         guard let bytes else {
             let limit = limits.maximumFileBytes
             let refusal = Diagnostic(file: path, line: 1, column: 1, severity: .error,
@@ -106,9 +108,15 @@ public struct TableFile: Sendable {
     }
 
     /// The file's bytes, or nil when it is larger than `limit`.
-    public static func readBytes(path: String, limit: Int) throws(TableReadError) -> [UInt8]? {
+    public static func readBytes(path: String, limit: Int, directory: Int32? = nil) throws(TableReadError) -> [UInt8]? {
         // Non-blocking: a FIFO named like a table must not hang the reader (it is refused below).
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+        let descriptor: Int32
+        if let directory, let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
+            descriptor = openat(directory, String(path[path.utf8.index(after: slash)...]), flags)
+        } else {
+            descriptor = open(path, flags)
+        }
         guard descriptor >= 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
         var info = stat()

@@ -156,6 +156,29 @@ final class SavePatternTests: XCTestCase {
         XCTAssertEqual(mirror.tables[Mirror.key(bundle, "ja", "Menu")]?["open"]?.text, "開く")
     }
 
+    /// A FIFO named like a table, closed by a writer (IN_CLOSE_WRITE), is
+    /// refused as not a regular file: the daemon never blocks opening it.
+    func testAFIFONamedLikeATableNeverHangsTheDaemon() throws {
+        let path = daemon.root + "/App/fr.lproj/Localizable.strings"
+        try FileManager.default.createDirectory(atPath: daemon.root + "/App/fr.lproj", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(path, 0o644), 0)
+        // O_RDWR does not wait for a reader; closing it is a close-after-write.
+        let writer = open(path, O_RDWR | O_NONBLOCK)
+        XCTAssertGreaterThanOrEqual(writer, 0)
+        close(writer)
+        let event = try connection.awaitEvent(TableInvalid.name)
+        try mirror.apply(event)
+        let invalid = try event.decode(TableInvalid.self)
+        XCTAssertEqual(invalid.file, path)
+        XCTAssertTrue(invalid.diagnostics.contains { $0.message.contains("not a regular file") }, "\(invalid.diagnostics)")
+        // Still answering, and still following saves.
+        XCTAssertEqual(try connection.send(Lookup(bundle: bundle, key: "home_title", languages: ["en"])).text, "Home")
+        unlink(path)
+        try daemon.write("App/fr.lproj/Localizable.strings", table(["home_title": "Accueil"]))
+        try assertConverged()
+        XCTAssertEqual(mirror.tables[Mirror.key(bundle, "fr", "Localizable")]?["home_title"]?.text, "Accueil")
+    }
+
     // MARK: helpers
 
     private func assertConverged(file: StaticString = #filePath, line: UInt = #line) throws {
