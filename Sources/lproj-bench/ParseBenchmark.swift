@@ -11,6 +11,10 @@ enum ParseBenchmark {
         var lprojdMegabytesPerSecond: Double
         var foundationMegabytesPerSecond: Double
         var ratio: Double
+        /// LprojTables with every value then made a `String` (`materialized()`),
+        /// as a client that looks up often keeps them: for comparison.
+        var materializedMegabytesPerSecond: Double
+        var materializedRatio: Double
         /// Files whose values are identical between both (of those Foundation accepts).
         var identicalFiles: Int
         var comparedFiles: Int
@@ -82,11 +86,15 @@ enum ParseBenchmark {
             if !ours.diagnostics.containsErrors, ours.table.entries.compactMapValues(\.text) == theirs { identical += 1 }
         }
         let bytes = files.reduce(0) { $0 + $1.count }
-        var oursRates: [Double] = [], theirsRates: [Double] = []
+        var oursRates: [Double] = [], theirsRates: [Double] = [], materializedRates: [Double] = []
         for _ in 0..<rounds {
             let ours = Measure.secondsPerCall {
                 files.map { StringsFile(bytes: $0, path: "bench.strings").table }
             }
+            let materialized = Measure.secondsPerCall {
+                files.map { StringsFile(bytes: $0, path: "bench.strings").table.materialized() }
+            }
+            materializedRates.append(Double(bytes) / materialized / 1e6)
             let theirs = Measure.secondsPerCall {
                 files.map { (try? PropertyListSerialization.propertyList(from: $0, options: [], format: nil)) as? [String: String] }
             }
@@ -94,9 +102,10 @@ enum ParseBenchmark {
             theirsRates.append(Double(bytes) / theirs / 1e6)
         }
         // The best round of each: on a shared machine noise only ever adds time.
-        let oursRate = oursRates.max() ?? 0, theirsRate = theirsRates.max() ?? 0
+        let oursRate = oursRates.max() ?? 0, theirsRate = theirsRates.max() ?? 0, materializedRate = materializedRates.max() ?? 0
         return Result(name: name, files: files.count, bytes: bytes, lprojdMegabytesPerSecond: oursRate,
                       foundationMegabytesPerSecond: theirsRate, ratio: oursRate / theirsRate,
+                      materializedMegabytesPerSecond: materializedRate, materializedRatio: materializedRate / theirsRate,
                       identicalFiles: identical, comparedFiles: compared)
     }
 
@@ -105,6 +114,8 @@ enum ParseBenchmark {
             + "LprojTables \(Measure.format(result.lprojdMegabytesPerSecond)) MB/s | "
             + "PropertyListSerialization \(Measure.format(result.foundationMegabytesPerSecond)) MB/s | "
             + "ratio \(Measure.format(result.ratio))x | identical values \(result.identicalFiles)/\(result.comparedFiles)"
+            + " | with every value made a String: \(Measure.format(result.materializedMegabytesPerSecond)) MB/s, "
+            + "\(Measure.format(result.materializedRatio))x"
     }
 
     /// A `.strings` table of `keys` entries in the style of real apps:
