@@ -25,6 +25,7 @@ public enum TableLayers {
     /// The served table, or nil when no layer is present (the localization has no such table).
     public static func compose(_ layers: [(layer: Layer, table: Table)]) -> Table? {
         guard !layers.isEmpty else { return nil }
+        if layers.count == 1 { return layers[0].table }
         return layers.sorted { $0.layer < $1.layer }.reduce(Table()) { $0.overlaid(with: $1.table) }
     }
 }

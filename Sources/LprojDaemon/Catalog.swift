@@ -226,11 +226,25 @@ final class Catalog {
         var tables: [Change] = []
         var gone: [Change] = []
         if served.isEmpty { served.reserveCapacity(addresses.count) }
-        for address in reporting ? addresses.sorted() : Array(addresses) {
+        guard reporting else {
+            // Nobody listens yet: the state only.
+            for address in addresses {
+                let old = served[address]
+                let new = compose(address)
+                served[address] = new
+                if old == nil, new != nil {
+                    tableCounts[address.bundle, default: [:]][address.localization, default: 0] += 1
+                } else if old != nil, new == nil {
+                    _ = uncount(address)
+                }
+            }
+            return []
+        }
+        for address in addresses.sorted() {
             let old = served[address]
             let new = compose(address)
             served[address] = new
-            let diff = reporting ? TableDiff(from: old ?? Table(), to: new ?? Table()) : TableDiff(from: Table(), to: Table())
+            let diff = TableDiff(from: old ?? Table(), to: new ?? Table())
             switch (old, new) {
             case (nil, nil):
                 continue
@@ -243,25 +257,32 @@ final class Catalog {
                 tables.append(.tableChanged(address, diff, deleted: false))
             case (.some, nil):
                 tables.append(.tableChanged(address, diff, deleted: true))
-                tableCounts[address.bundle]?[address.localization]! -= 1
-                if tableCounts[address.bundle]?[address.localization] == 0 {
-                    tableCounts[address.bundle]?[address.localization] = nil
-                    gone.append(.localizationRemoved(bundle: address.bundle, localization: address.localization))
-                }
-                if tableCounts[address.bundle]?.isEmpty == true {
-                    tableCounts[address.bundle] = nil
-                    gone.append(.bundleRemoved(address.bundle))
-                }
+                gone += uncount(address)
             case (.some, .some):
                 if !diff.isEmpty || fixed.contains(address) { tables.append(.tableChanged(address, diff, deleted: false)) }
             }
         }
-        return reporting ? appeared + tables + gone : []
+        return appeared + tables + gone
+    }
+
+    /// Counts a served table gone; the localization and bundle that went with it.
+    private func uncount(_ address: TableAddress) -> [Change] {
+        var gone: [Change] = []
+        tableCounts[address.bundle]?[address.localization]! -= 1
+        if tableCounts[address.bundle]?[address.localization] == 0 {
+            tableCounts[address.bundle]?[address.localization] = nil
+            gone.append(.localizationRemoved(bundle: address.bundle, localization: address.localization))
+        }
+        if tableCounts[address.bundle]?.isEmpty == true {
+            tableCounts[address.bundle] = nil
+            gone.append(.bundleRemoved(address.bundle))
+        }
+        return gone
     }
 
     /// The served table at `address` from its files' last good contents.
     private func compose(_ address: TableAddress) -> Table? {
-        let lproj = address.bundle + "/" + address.localization + ".lproj/" + address.table
+        let lproj = "\(address.bundle)/\(address.localization).lproj/\(address.table)"
         var layers: [(layer: TableLayers.Layer, table: Table)] = []
         if case .table(let table)? = files[lproj + ".strings"]?.lastGood { layers.append((.strings, table)) }
         if fileCounts[.stringsdict, default: 0] > 0, case .table(let table)? = files[lproj + ".stringsdict"]?.lastGood {
