@@ -106,25 +106,45 @@ final class Catalog {
         return found
     }
 
+    /// A table file read (or not) and parsed, with where it sits: what `apply` takes.
+    struct Loaded: Sendable {
+        var path: String
+        var place: Place
+        var outcome: Result<TableFile, TableReadError>
+    }
+
     /// Rereads `paths` (files that were written, removed, or may have been)
-    /// and returns what changed for subscribers, in order. With
-    /// `reporting: false` (the initial crawl, when nobody listens yet) only
-    /// the state is updated: no diffs are made.
-    func refresh(_ paths: some Sequence<String>, reporting: Bool = true) -> [Change] {
+    /// and returns what changed for subscribers, in order.
+    func refresh(_ paths: some Sequence<String>) -> [Change] {
+        apply(Self.load(paths, limits: limits, exclusions: exclusions))
+    }
+
+    /// Reads and parses the table files among `paths` (other files and
+    /// excluded ones are left out). Pure, so any thread may call it; a long
+    /// list is read on every core unless `inParallel` is false.
+    static func load(_ paths: some Sequence<String>, limits: TableLimits, exclusions: Exclusions, inParallel: Bool = true) -> [Loaded] {
         var candidates: [(path: String, place: Place)] = []
         // One string per bundle, shared by every address in it.
         var bundles = Set<String>()
         for path in paths {
-            guard var place = Self.classify(path), !exclusions.excludes(path) else { continue }
+            guard var place = classify(path), !exclusions.excludes(path) else { continue }
             place.bundle = bundles.insert(place.bundle).memberAfterInsert
             candidates.append((path, place))
         }
-        let reads = read(candidates.map(\.path))
-        if files.isEmpty { files.reserveCapacity(candidates.count) }
+        let reads = read(candidates.map(\.path), limits: limits, inParallel: inParallel)
+        return zip(candidates, reads).map { Loaded(path: $0.path, place: $0.place, outcome: $1) }
+    }
+
+    /// Takes in what `load` read and returns what changed for subscribers,
+    /// in order. With `reporting: false` (the first load, when nobody
+    /// listens yet) only the state is updated: no diffs are made.
+    func apply(_ loaded: [Loaded], reporting: Bool = true) -> [Change] {
+        if files.isEmpty { files.reserveCapacity(loaded.count) }
         var invalid: [Change] = []
-        var affected = Set<TableAddress>(minimumCapacity: candidates.count)
+        var affected = Set<TableAddress>(minimumCapacity: loaded.count)
         var fixed = Set<TableAddress>()
-        for ((path, place), outcome) in zip(candidates, reads) {
+        for item in loaded {
+            let (path, place, outcome) = (item.path, item.place, item.outcome)
             let old = files[path]
             let oldAddresses = (old?.localizations(at: place) ?? []).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
             affected.formUnion(oldAddresses)
@@ -160,40 +180,71 @@ final class Catalog {
     }
 
     /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
-    private func read(_ paths: [String]) -> [Result<TableFile, TableReadError>] {
-        let limits = limits
-        @Sendable func readOne(_ path: String, directory: Int32? = nil) -> Result<TableFile, TableReadError> {
-            do { return .success(try TableFile.read(path: path, limits: limits, directory: directory)) } catch { return .failure(error) }
-        }
-        guard paths.count >= 64 else { return paths.map { readOne($0) } }
+    private static func read(_ paths: [String], limits: TableLimits, inParallel: Bool) -> [Result<TableFile, TableReadError>] {
+        guard paths.count > 1 else { return Self.readRun(paths[...], limits: limits) }
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<TableFile, TableReadError>>.allocate(capacity: paths.count)
         defer { results.deallocate() }
-        // The first file of each format on this thread alone: two threads
-        // instantiating the same generic metadata at once were seen to
-        // deadlock in the Swift runtime (swift_once in
-        // getCanonicalPrespecializedGenericMetadata).
-        var warmed = Set<TableFormat>()
-        var done = [Bool](repeating: false, count: paths.count)
-        for (index, path) in paths.enumerated() {
-            guard let format = TableFormat(path: path), warmed.insert(format).inserted else { continue }
-            (results.baseAddress! + index).initialize(to: readOne(path))
-            done[index] = true
-        }
-        let skip = done
         // Paths come a directory at a time (as listed): each run of one
-        // directory is read by one worker, opening files relative to it.
+        // directory is read by one worker. (`warmUp` has run: see there.)
         let runs = Self.directoryRuns(paths)
-        DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+        let readRun = { @Sendable (run: Int) in
             let range = runs[run]
-            let directory = open(String(Self.directory(of: paths[range.lowerBound])), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            defer { if directory >= 0 { close(directory) } }
-            for index in range where !skip[index] {
-                (results.baseAddress! + index).initialize(to: readOne(paths[index], directory: directory >= 0 ? directory : nil))
+            for (index, result) in zip(range, Self.readRun(paths[range], limits: limits)) {
+                (results.baseAddress! + index).initialize(to: result)
             }
+        }
+        if inParallel && paths.count >= 64 {
+            DispatchQueue.concurrentPerform(iterations: runs.count, execute: readRun)
+        } else {
+            for run in runs.indices { readRun(run) }
         }
         let array = Array(results)
         _ = results.deinitialize()
         return array
+    }
+
+    /// Reads files of one directory, opened relative to it.
+    private static func readRun(_ paths: ArraySlice<String>, limits: TableLimits) -> [Result<TableFile, TableReadError>] {
+        let directory = paths.count > 1 ? open(String(Self.directory(of: paths.first!)), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+        defer { if directory >= 0 { close(directory) } }
+        return paths.map { path -> Result<TableFile, TableReadError> in
+            Result { () throws(TableReadError) in
+                try TableFile.read(path: path, limits: limits, directory: directory >= 0 ? directory : nil)
+            }
+        }
+    }
+
+    /// Parses one small table of every kind on this thread. Call once before
+    /// parsing on several threads: two threads instantiating the same
+    /// generic metadata at once were seen to deadlock in the Swift runtime
+    /// (swift_once in getCanonicalPrespecializedGenericMetadata).
+    static func warmUp() {
+        let strings = "/* c */\n\"a\" = \"\\U00e9\\n\\\"x\\\"\";\nb = c;\n\"a\" = \"d\"\n"
+        let samples: [(String, [UInt8])] = [
+            ("w.strings", Array(strings.utf8)),
+            ("w.strings", [0xFF, 0xFE] + strings.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
+            ("w.strings", Array("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key><string>b</string></dict></plist>".utf8)),
+            ("w.stringsdict", Array("""
+                <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>n</key><dict>
+                <key>NSStringLocalizedFormatKey</key><string>%#@v@</string><key>v</key><dict>
+                <key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string>
+                <key>NSStringFormatValueTypeKey</key><string>d</string>
+                <key>one</key><string>%d</string><key>other</key><string>%d</string></dict></dict></dict></plist>
+                """.utf8)),
+            ("w.xcstrings", Array("""
+                {"sourceLanguage":"en","version":"1.0","strings":{"k":{"localizations":{
+                "en":{"stringUnit":{"state":"translated","value":"v"}},
+                "fr":{"variations":{"plural":{"one":{"stringUnit":{"state":"needs_review","value":"1"}},
+                "other":{"stringUnit":{"state":"translated","value":"%d"}}}}}}}}}
+                """.utf8)),
+        ]
+        for (path, bytes) in samples {
+            let file = TableFile(bytes: bytes, path: path, format: TableFormat(path: path)!)
+            switch file.contents {
+            case .table(let table): _ = TableDiff(from: Table(), to: table)
+            case .catalog(let catalog): for table in catalog.tables.values { _ = TableDiff(from: Table(), to: table) }
+            }
+        }
     }
 
     /// Consecutive runs of `paths` in the same directory.

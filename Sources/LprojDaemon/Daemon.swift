@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLinux
 import CSystemd
+import Foundation
 import LprojProtocol
 import LprojTables
 import LprojWatch
@@ -97,22 +98,39 @@ public final class Daemon {
         registerHandlers(into: &handlers)
         // The watcher watches each directory, then lists it: a change made
         // meanwhile is seen twice (listed and as an event), never missed.
+        // What it lists is read on worker threads while it walks on.
         let inbox = inbox
         let startedWatching = ContinuousClock.now
-        do {
-            watcher = try Watcher(roots: canonical, isExcluded: { exclusions.excludes($0) }) { inbox.post(.files($0)) }
-        } catch {
+        Catalog.warmUp()
+        let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions)
+        let started = Mutex<Result<Watcher, Watcher.StartError>?>(nil)
+        let roots = canonical
+        // On a thread of its own (that ends with the walk), so that this one can take in batches meanwhile.
+        Thread {
+            let result = Result { () throws(Watcher.StartError) in
+                try Watcher(roots: roots, isExcluded: { exclusions.excludes($0) }, listed: { firstLoad.read($0) }) {
+                    inbox.post(.files($0))
+                }
+            }
+            started.withLock { $0 = result }
+            firstLoad.walkFinished()
+        }.start()
+        // This thread takes in each batch as it is read (nobody listens yet: state only).
+        var loaded = 0
+        while let batch = firstLoad.next() {
+            _ = catalog.apply(batch, reporting: false)
+            loaded += batch.count
+        }
+        switch started.withLock({ $0 })! {
+        case .success(let started):
+            watcher = started
+        case .failure(let error):
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
         }
-        // The watcher lists each directory once it watches it: those are the files to load.
-        let startedParsing = ContinuousClock.now
-        let crawled = watcher?.takeInitialFiles() ?? []
-        _ = catalog.refresh(crawled, reporting: false)
         // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
         lproj_release_free_memory()
-        log.debug("start: watching and listing \(startedParsing - startedWatching), "
-                  + "reading \(crawled.count) files \(ContinuousClock.now - startedParsing)")
+        log.debug("start: \(loaded) files read and ready after \(ContinuousClock.now - startedWatching)")
         for (_, record) in catalog.files where record.isInvalid {
             for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
         }

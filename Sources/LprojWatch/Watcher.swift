@@ -41,7 +41,6 @@ public final class Watcher: Sendable {
             var running = false
             var finished = false
             var failure: String?
-            var initialFiles: [String] = []
         }
 
         private let mutex = Mutex(Fields())
@@ -58,8 +57,16 @@ public final class Watcher: Sendable {
     /// the paths of directories below the roots, and an excluded directory is
     /// neither watched nor walked; `deliver` is called on the watcher's
     /// thread with each batch, in order.
+    ///
+    /// `listed` gets the files already under the roots, a few hundred at a
+    /// time, on the watcher's thread while it sets up its watches (each
+    /// directory is watched, then listed: a file created meanwhile is
+    /// listed, reported as an event, or both, never missed), so that the
+    /// caller can read them while the walk goes on. All of them have been
+    /// handed over when `init` returns.
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
                 isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
+                listed: @escaping @Sendable ([String]) -> Void = { _ in },
                 deliver: @escaping @Sendable ([FileEvent]) -> Void) throws(StartError) {
         let claimed = Self.instanceExists.withLock { exists -> Bool in
             if exists { return false }
@@ -86,7 +93,7 @@ public final class Watcher: Sendable {
         let loopRoots = roots, control = control, state = state
         state.withLock { $0.running = true }
         let thread = Thread {
-            guard let loop = WatchLoop(roots: loopRoots, control: control, isIgnored: isIgnored, isExcluded: isExcluded) else {
+            guard let loop = WatchLoop(roots: loopRoots, control: control, isIgnored: isIgnored, isExcluded: isExcluded, listed: listed) else {
                 state.withLock {
                     $0.failure = "cannot start inotify: \(String(cString: strerror(inotifytools_error())))"
                     $0.finished = true
@@ -96,11 +103,7 @@ public final class Watcher: Sendable {
                 started.signal()
                 return
             }
-            let listed = loop.takeInitialFiles()
-            state.withLock {
-                $0.watchCount = loop.watchCount
-                $0.initialFiles = listed
-            }
+            state.withLock { $0.watchCount = loop.watchCount }
             started.signal()
             loop.run(deliver: deliver, state: state)
         }
@@ -121,16 +124,6 @@ public final class Watcher: Sendable {
     /// How many directories are watched.
     public var watchCount: Int { state.withLock { $0.watchCount } }
 
-    /// The files found under the roots as they were first watched (each
-    /// directory watched, then listed: a file created meanwhile is listed,
-    /// reported as an event, or both, never missed), with ignored names
-    /// left out. Handed over once: later calls return nothing.
-    public func takeInitialFiles() -> [String] {
-        state.withLock { state in
-            defer { state.initialFiles = [] }
-            return state.initialFiles
-        }
-    }
 
     /// Calls `completion` (on the watcher's thread) once every change made
     /// before this call has been delivered.
@@ -188,10 +181,9 @@ private final class WatchLoop {
     var markers = 0
     /// Roots that are gone, by the parent watched to see them return.
     var missingRoots: [String: String] = [:]
-    /// What the first walk found, until handed over.
-    private var initialFiles: [String] = []
 
-    init?(roots: [String], control: String, isIgnored: @escaping (String) -> Bool, isExcluded: @escaping (String) -> Bool) {
+    init?(roots: [String], control: String, isIgnored: @escaping (String) -> Bool, isExcluded: @escaping (String) -> Bool,
+          listed: @escaping ([String]) -> Void) {
         self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
         self.control = control
         self.isIgnored = isIgnored
@@ -199,14 +191,7 @@ private final class WatchLoop {
         guard inotifytools_initialize() != 0 else { return nil }
         guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else { return nil }
         controlDescriptor = inotifytools_wd_from_filename(control + "/")
-        for root in self.roots {
-            for case .written(let path) in watchTree(root) { initialFiles.append(path) }
-        }
-    }
-
-    func takeInitialFiles() -> [String] {
-        defer { initialFiles = [] }
-        return initialFiles
+        for root in self.roots { _ = watchTree(root, listing: listed) }
     }
 
     var watchCount: Int { watched.count }
@@ -337,11 +322,18 @@ private final class WatchLoop {
     }
 
     /// Watches `path` and every directory under it, then lists them: events
-    /// for the directory and for each file already there.
-    private func watchTree(_ path: String) -> [FileEvent] {
+    /// for the directory and for each file already there — or, with
+    /// `listing`, the files go there instead, a few hundred at a time.
+    private func watchTree(_ path: String, listing: (([String]) -> Void)? = nil) -> [FileEvent] {
         var events: [FileEvent] = []
+        var files: [String] = []
         var pending = [path]
+        defer { if let listing, !files.isEmpty { listing(files) } }
         while let directory = pending.popLast() {
+            if let listing, files.count >= 256 {
+                listing(files)
+                files.removeAll(keepingCapacity: true)
+            }
             let key = directory + "/"
             if !watched.contains(key) {
                 // Watch first, then list: nothing created in between is missed.
@@ -352,7 +344,9 @@ private final class WatchLoop {
             DirectoryListing.forEachEntry(of: directory) { name, child, kind in
                 switch kind {
                 case .directory: if !isExcluded(child) { pending.append(child) }
-                case .file: if !isIgnored(name) { events.append(.written(child)) }
+                case .file:
+                    guard !isIgnored(name) else { return }
+                    if listing != nil { files.append(child) } else { events.append(.written(child)) }
                 }
             }
         }
