@@ -121,17 +121,20 @@ final class Catalog {
 
     /// Reads and parses the table files among `paths` (other files and
     /// excluded ones are left out). Pure, so any thread may call it; a long
-    /// list is read on every core unless `inParallel` is false.
-    static func load(_ paths: some Sequence<String>, limits: TableLimits, exclusions: Exclusions, inParallel: Bool = true) -> [Loaded] {
+    /// list is read on every core unless `inParallel` is false. `listed`:
+    /// the paths were just listed as regular files (not checked again).
+    static func load(_ paths: some Sequence<String>, limits: TableLimits, exclusions: Exclusions,
+                     inParallel: Bool = true, listed: Bool = false) -> [Loaded] {
         var candidates: [(path: String, place: Place)] = []
-        // One string per bundle, shared by every address in it.
-        var bundles = Set<String>()
+        // One string per bundle, shared by the addresses in it (paths come
+        // a directory at a time: comparing with the last one is enough).
+        var lastBundle = ""
         for path in paths {
             guard var place = classify(path), !exclusions.excludes(path) else { continue }
-            place.bundle = bundles.insert(place.bundle).memberAfterInsert
+            if place.bundle == lastBundle { place.bundle = lastBundle } else { lastBundle = place.bundle }
             candidates.append((path, place))
         }
-        let reads = read(candidates.map(\.path), limits: limits, inParallel: inParallel)
+        let reads = read(candidates.map(\.path), limits: limits, inParallel: inParallel, listed: listed)
         return zip(candidates, reads).map { Loaded(path: $0.path, place: $0.place, outcome: $1) }
     }
 
@@ -180,23 +183,27 @@ final class Catalog {
     }
 
     /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
-    private static func read(_ paths: [String], limits: TableLimits, inParallel: Bool) -> [Result<TableFile, TableReadError>] {
-        guard paths.count > 1 else { return Self.readRun(paths[...], limits: limits) }
+    private static func read(_ paths: [String], limits: TableLimits, inParallel: Bool, listed: Bool) -> [Result<TableFile, TableReadError>] {
+        var reader = TableFileReader(limits: limits)
+        guard paths.count > 1 else { return Self.readRun(paths[...], with: &reader, listed: listed) }
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<TableFile, TableReadError>>.allocate(capacity: paths.count)
         defer { results.deallocate() }
         // Paths come a directory at a time (as listed): each run of one
         // directory is read by one worker. (`warmUp` has run: see there.)
         let runs = Self.directoryRuns(paths)
-        let readRun = { @Sendable (run: Int) in
+        @Sendable func readRun(_ run: Int, with reader: inout TableFileReader) {
             let range = runs[run]
-            for (index, result) in zip(range, Self.readRun(paths[range], limits: limits)) {
+            for (index, result) in zip(range, Self.readRun(paths[range], with: &reader, listed: listed)) {
                 (results.baseAddress! + index).initialize(to: result)
             }
         }
         if inParallel && paths.count >= 64 {
-            DispatchQueue.concurrentPerform(iterations: runs.count, execute: readRun)
+            DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+                var reader = TableFileReader(limits: limits)
+                readRun(run, with: &reader)
+            }
         } else {
-            for run in runs.indices { readRun(run) }
+            for run in runs.indices { readRun(run, with: &reader) }
         }
         let array = Array(results)
         _ = results.deinitialize()
@@ -204,12 +211,12 @@ final class Catalog {
     }
 
     /// Reads files of one directory, opened relative to it.
-    private static func readRun(_ paths: ArraySlice<String>, limits: TableLimits) -> [Result<TableFile, TableReadError>] {
+    private static func readRun(_ paths: ArraySlice<String>, with reader: inout TableFileReader, listed: Bool) -> [Result<TableFile, TableReadError>] {
         let directory = paths.count > 1 ? open(String(Self.directory(of: paths.first!)), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
         defer { if directory >= 0 { close(directory) } }
         return paths.map { path -> Result<TableFile, TableReadError> in
             Result { () throws(TableReadError) in
-                try TableFile.read(path: path, limits: limits, directory: directory >= 0 ? directory : nil)
+                try reader.read(path: path, directory: directory >= 0 ? directory : nil, listedAsRegular: listed)
             }
         }
     }

@@ -80,7 +80,7 @@ final class FirstLoad: Sendable {
                 return (nil, state.walked)
             }
             if let paths {
-                let batch = Catalog.load(paths, limits: limits, exclusions: exclusions, inParallel: false)
+                let batch = Catalog.load(paths, limits: limits, exclusions: exclusions, inParallel: false, listed: true)
                 state.withLock {
                     $0.ready.append(batch)
                     $0.reading -= 1

@@ -91,24 +91,56 @@ public struct TableFile: Sendable {
     /// descriptor of the directory `path` is in), the file is opened by its
     /// name relative to it: one path component for the kernel to resolve.
     public static func read(path: String, limits: TableLimits = TableLimits(), directory: Int32? = nil) throws(TableReadError) -> TableFile {
-        guard let format = TableFormat(path: path) else {
-            throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
-        }
-        let bytes = try readBytes(path: path, limit: limits.maximumFileBytes, directory: directory)
-        guard let bytes else {
-            let limit = limits.maximumFileBytes
-            let refusal = Diagnostic(file: path, line: 1, column: 1, severity: .error,
-                                     message: "file is larger than the \(ByteCountText.describe(limit)) limit for a table; not read",
-                                     hint: "raise the table size limit if this file is really a string table")
-            let empty: Contents = format == .xcstrings
-                ? .catalog(StringCatalog(sourceLanguage: "", version: "", tables: [:])) : .table(Table())
-            return TableFile(path: path, format: format, contents: empty, diagnostics: [refusal])
-        }
-        return TableFile(bytes: bytes, path: path, format: format)
+        var reader = TableFileReader(limits: limits)
+        return try reader.read(path: path, directory: directory)
     }
 
     /// The file's bytes, or nil when it is larger than `limit`.
     public static func readBytes(path: String, limit: Int, directory: Int32? = nil) throws(TableReadError) -> [UInt8]? {
+        var reader = TableFileReader(limits: TableLimits(maximumFileBytes: limit))
+        return try reader.withBytes(path: path, directory: directory, listedAsRegular: false) { $0.map(Array.init) }
+    }
+
+    /// The table of a file refused for its size.
+    static func refused(path: String, format: TableFormat, limit: Int) -> TableFile {
+        let refusal = Diagnostic(file: path, line: 1, column: 1, severity: .error,
+                                 message: "file is larger than the \(ByteCountText.describe(limit)) limit for a table; not read",
+                                 hint: "raise the table size limit if this file is really a string table")
+        let empty: Contents = format == .xcstrings
+            ? .catalog(StringCatalog(sourceLanguage: "", version: "", tables: [:])) : .table(Table())
+        return TableFile(path: path, format: format, contents: empty, diagnostics: [refusal])
+    }
+}
+
+/// Reads table files one after another into one buffer it keeps, so that
+/// walking a tree allocates nothing per file for the bytes. One per thread.
+public struct TableFileReader {
+    public let limits: TableLimits
+    private var buffer: [UInt8] = []
+
+    public init(limits: TableLimits = TableLimits()) {
+        self.limits = limits
+    }
+
+    /// Reads and parses the file at `path` (see `TableFile.read`). With
+    /// `listedAsRegular` the caller has just listed it as a regular file,
+    /// so it is not `fstat`ed again: its size is found by reading.
+    public mutating func read(path: String, directory: Int32? = nil, listedAsRegular: Bool = false) throws(TableReadError) -> TableFile {
+        guard let format = TableFormat(path: path) else {
+            throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
+        }
+        let limit = limits.maximumFileBytes
+        return try withBytes(path: path, directory: directory, listedAsRegular: listedAsRegular) { bytes in
+            guard let bytes else { return TableFile.refused(path: path, format: format, limit: limit) }
+            return TableFile(bytes: bytes, path: path, format: format)
+        }
+    }
+
+    /// Calls `body` with the file's bytes (valid only during the call), or
+    /// with nil when it is larger than the limit.
+    mutating func withBytes<Result>(path: String, directory: Int32?, listedAsRegular: Bool,
+                                    _ body: (UnsafeRawBufferPointer?) -> Result) throws(TableReadError) -> Result {
+        let limit = limits.maximumFileBytes
         // Non-blocking: a FIFO named like a table must not hang the reader (it is refused below).
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
         let descriptor: Int32
@@ -119,31 +151,35 @@ public struct TableFile: Sendable {
         }
         guard descriptor >= 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw TableReadError(path: path, reason: "not a regular file") }
-        if Int(info.st_size) > limit { return nil }
         // One byte more than the size: a read that stops short of the
         // buffer has met the end of the (regular) file, so the usual file
         // takes one read. Never past the limit: the file may grow meanwhile.
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        var wanted = max(buffer.count, 16 << 10)
+        if !listedAsRegular {
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
+            guard (info.st_mode & S_IFMT) == S_IFREG else { throw TableReadError(path: path, reason: "not a regular file") }
+            if Int(info.st_size) > limit { return body(nil) }
+            wanted = max(wanted, Int(info.st_size) + 1)
+        }
+        wanted = min(wanted, limit + 1)
+        if buffer.count < wanted { buffer = [UInt8](repeating: 0, count: wanted) }
         var filled = 0
         while true {
-            if filled == bytes.count {
-                if bytes.count > limit { return nil }
-                bytes.append(contentsOf: repeatElement(0, count: min(limit + 1, bytes.count * 2) - bytes.count))
+            if filled == buffer.count {
+                if buffer.count > limit { return body(nil) }
+                buffer.append(contentsOf: repeatElement(0, count: min(limit + 1, buffer.count * 2) - buffer.count))
             }
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw TableReadError(path: path, reason: String(cString: strerror(errno)))
             }
             filled += count
-            if count == 0 || filled < bytes.count { break }
+            if count == 0 || filled < buffer.count { break }
         }
-        if filled > limit { return nil }
-        bytes.removeLast(bytes.count - filled)
-        return bytes
+        if filled > limit { return body(nil) }
+        return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<filled])) }
     }
 }
 
