@@ -129,8 +129,10 @@ public final class Daemon {
             throw DaemonError("cannot watch: \(error.description)")
         }
         // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
+        let applied = ContinuousClock.now
         lproj_release_free_memory()
-        log.debug("start: \(loaded) files read and ready after \(ContinuousClock.now - startedWatching)")
+        log.debug("start: \(loaded) files read and applied after \(applied - startedWatching), "
+                  + "memory returned after \(ContinuousClock.now - startedWatching)")
         for (_, record) in catalog.files where record.isInvalid {
             for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
         }

@@ -14,7 +14,7 @@ enum CrawlBenchmark {
         }
         if arguments.has("help") { Console.out(help); return }
         guard let bundles = Int(arguments.value("bundles") ?? "500"), bundles > 0,
-              let rounds = Int(arguments.value("rounds") ?? "3"), rounds > 0 else {
+              let rounds = Int(arguments.value("rounds") ?? "5"), rounds > 0 else {
             Console.usage(command, UsageError("--bundles and --rounds take positive numbers"))
         }
         let daemon = DaemonUnderTest()
@@ -84,6 +84,6 @@ enum CrawlBenchmark {
         keys each (default: 5,000 .lproj directories, 50,000 tables), then
         measures a plain open+read of every file and a real lprojd's start →
         ready (it detaches when it serves) and its resident memory; best of
-        --rounds (default 3).
+        --rounds (default 5).
         """
 }
