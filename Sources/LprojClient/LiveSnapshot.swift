@@ -70,9 +70,15 @@ final class LiveSnapshot: Sendable {
     /// Allocates nothing.
     @inline(__always)
     func entry(forKey key: String, table: String?) -> Entry? {
-        let entries = table == nil ? localizable : resolved[table!]
+        // `Localizable` straight from the stored property: no copy of the table.
+        if table == nil {
+            if let entry = localizable?[key] { return entry }
+            guard developmentFallback, localizable != nil else { return nil }
+            return fallback["Localizable"]?[key]
+        }
+        let entries = resolved[table!]
         if let entry = entries?[key] { return entry }
         guard developmentFallback, entries != nil else { return nil }
-        return fallback[table ?? "Localizable"]?[key]
+        return fallback[table!]?[key]
     }
 }

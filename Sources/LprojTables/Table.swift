@@ -11,13 +11,13 @@
 public struct Table: Sendable {
     /// Immutable once made (see `TableStorage`).
     nonisolated(unsafe) let storage: TableStorage
-    /// Every entry by position when materialized; else empty.
-    private let values: [Entry]
+    /// Set when materialized: the entries, made once, in an index of their own.
+    private let materializedIndex: MaterializedIndex?
 
     /// The empty table.
     public init() {
         storage = .empty
-        values = []
+        materializedIndex = nil
     }
 
     /// A table of `entries`.
@@ -34,15 +34,20 @@ public struct Table: Sendable {
         self = builder.finish()
     }
 
-    init(storage: TableStorage, values: [Entry] = []) {
+    init(storage: TableStorage, materializedIndex: MaterializedIndex? = nil) {
         self.storage = storage
-        self.values = values
+        self.materializedIndex = materializedIndex
     }
 
     /// The entry for `key`, or nil. Allocates only for a value that is not
     /// materialized and too long to be stored inline in a `String`.
     @inline(__always)
     public subscript(key: String) -> Entry? {
+        if let materializedIndex {
+            return withBytes(of: key) { bytes in
+                storage.withIndex { materializedIndex.entry(forKey: bytes, hash: TableHash.hash(bytes), text: $0.text) }
+            }
+        }
         guard let position = position(ofKey: key) else { return nil }
         return entry(at: position)
     }
@@ -74,8 +79,8 @@ public struct Table: Sendable {
     /// This table with its values made once, so that lookups allocate
     /// nothing: for a table looked up often (a client's).
     public func materialized() -> Table {
-        if !values.isEmpty || isEmpty { return self }
-        return Table(storage: storage, values: (0..<count).map(entry(at:)))
+        if materializedIndex != nil || isEmpty { return self }
+        return Table(storage: storage, materializedIndex: MaterializedIndex(self))
     }
 
     /// This table with `other`'s entries laid over it, as a `.stringsdict`
@@ -107,12 +112,16 @@ public struct Table: Sendable {
     /// The position of `key`'s entry, or nil.
     @inline(__always)
     func position(ofKey key: String) -> Int? {
-        if let found = key.utf8.withContiguousStorageIfAvailable({ position(ofKeyBytes: UnsafeRawBufferPointer($0)) }) {
-            return found
-        }
+        withBytes(of: key) { position(ofKeyBytes: $0) }
+    }
+
+    /// Calls `body` with the UTF-8 of `key` (copied only if it is not contiguous).
+    @inline(__always)
+    private func withBytes<Result>(of key: String, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        if let result = key.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
         var contiguous = key
         contiguous.makeContiguousUTF8()
-        return contiguous.utf8.withContiguousStorageIfAvailable { position(ofKeyBytes: UnsafeRawBufferPointer($0)) } ?? nil
+        return contiguous.utf8.withContiguousStorageIfAvailable { body(UnsafeRawBufferPointer($0)) }!
     }
 
     /// The position of the entry whose key is `bytes`, or nil.
@@ -129,7 +138,6 @@ public struct Table: Sendable {
     /// The entry at `position`.
     @inline(__always)
     func entry(at position: Int) -> Entry {
-        if !values.isEmpty { return values[position] }
         return storage.withIndex { index in
             let record = index.records[position]
             if record.isRich { return storage.rich[Int(record.valueOffset)] }
