@@ -12,8 +12,8 @@ struct MaterializedIndex: Sendable {
         var entry: Entry?
     }
 
+    /// A power of two of them (the only stored property: a table stays 16 bytes).
     private let slots: [Slot]
-    private let mask: Int
     private static let occupied: UInt64 = 1 << 55
     private static let longestKey = 1 << 23 - 1
 
@@ -37,7 +37,6 @@ struct MaterializedIndex: Sendable {
         }
         guard placed else { return nil }
         self.slots = slots
-        self.mask = mask
     }
 
     /// The entry whose key is `key` (whose hash is `hash`), with the
@@ -45,8 +44,9 @@ struct MaterializedIndex: Sendable {
     @inline(__always)
     func entry(forKey key: UnsafeRawBufferPointer, hash: UInt64, text: UnsafePointer<UInt8>) -> Entry? {
         let tag = hash >> 56
-        var slot = Int(truncatingIfNeeded: hash) & mask
         return slots.withUnsafeBufferPointer { slots in
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
                 let word = slots[slot].key
                 if word == 0 { return nil }
