@@ -74,7 +74,8 @@ public final class Watcher: Sendable {
             return true
         }
         guard claimed else { throw StartError(description: "only one watcher may run in a process (libinotifytools keeps global state)") }
-        var template = Array((ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp").utf8CString.dropLast()) + Array("/lprojd-watch-XXXXXX".utf8CString)
+        var template = Array(Self.controlParent(environment: ProcessInfo.processInfo.environment).utf8CString.dropLast())
+            + Array("/lprojd-watch-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             Self.instanceExists.withLock { $0 = false }
             throw StartError(description: "cannot create the watcher's control directory: \(String(cString: strerror(errno)))")
@@ -119,6 +120,21 @@ public final class Watcher: Sendable {
 
     deinit {
         stop()
+    }
+
+    /// Where the private control directory goes: the first writable
+    /// directory of `$RUNTIME_DIRECTORY` (systemd's `RuntimeDirectory=`),
+    /// `$XDG_RUNTIME_DIR`, `/dev/shm`, `$TMPDIR`, `/tmp`. Memory-backed
+    /// ones come first: a marker is created and removed for every batch,
+    /// and on a disk filesystem each is journal work beside the user's saves.
+    public static func controlParent(environment: [String: String]) -> String {
+        let candidates = [environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) },
+                          environment["XDG_RUNTIME_DIR"], "/dev/shm", environment["TMPDIR"], "/tmp"]
+        for case let candidate? in candidates where !candidate.isEmpty {
+            var info = stat()
+            if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(candidate, W_OK | X_OK) == 0 { return candidate }
+        }
+        return "/tmp"
     }
 
     /// How many directories are watched.

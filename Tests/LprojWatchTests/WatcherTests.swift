@@ -171,6 +171,17 @@ final class WatcherTests: XCTestCase {
         XCTAssertTrue(log.all.contains(.written(path("de.lproj/L.strings"))), "\(log.all)")
     }
 
+    /// Markers go to memory-backed directories first, skipping any that is
+    /// missing or not writable.
+    func testControlDirectoryPrefersRuntimeDirectories() throws {
+        let runtime = root.path
+        XCTAssertEqual(Watcher.controlParent(environment: ["RUNTIME_DIRECTORY": runtime + ":/elsewhere", "XDG_RUNTIME_DIR": "/nonexistent"]), runtime)
+        XCTAssertEqual(Watcher.controlParent(environment: ["XDG_RUNTIME_DIR": runtime]), runtime)
+        let fallback = Watcher.controlParent(environment: ["XDG_RUNTIME_DIR": "/nonexistent", "TMPDIR": runtime])
+        XCTAssertTrue(fallback == "/dev/shm" || fallback == runtime, fallback)
+        XCTAssertNotEqual(Watcher.controlParent(environment: ["XDG_RUNTIME_DIR": root.path + "/missing"]), root.path + "/missing")
+    }
+
     func testOnlyOneWatcherPerProcess() {
         XCTAssertThrowsError(try Watcher(roots: [root.path]) { _ in })
     }
