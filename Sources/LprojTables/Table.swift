@@ -96,13 +96,10 @@ public struct Table: Sendable {
 
     /// This table with the entries of `updates` set and the keys of `removed` gone.
     public func updating(_ updates: [String: Entry], removing removed: some Sequence<String>) -> Table {
-        let dropped = Set(removed).union(updates.keys)
+        // The positions of the keys that go, found by their bytes: no string per entry kept.
+        let dropped = Set(removed.compactMap(position(ofKey:)) + updates.keys.compactMap(position(ofKey:)))
         var builder = TableBuilder(expectedCount: count + updates.count)
-        storage.withIndex { index in
-            for position in 0..<count where dropped.isEmpty || !dropped.contains(String(decoding: index.keyBytes(position), as: UTF8.self)) {
-                builder.add(from: self, at: position)
-            }
-        }
+        for position in 0..<count where !dropped.contains(position) { builder.add(from: self, at: position) }
         for (key, entry) in updates { builder.add(key: key, entry: entry) }
         return builder.finish()
     }

@@ -40,19 +40,20 @@ struct TableBuilder {
 
     /// Adds the entry at `position` of `table`, copying its bytes.
     mutating func add(from table: Table, at position: Int) {
-        let (key, value) = table.storage.withIndex { index in
-            (Array(index.keyBytes(position)), index.records[position].isRich ? nil : Array(index.valueBytes(position)))
-        }
         let keyStart = text.count
-        text.append(contentsOf: key)
-        if let value {
-            let valueStart = text.count
-            text.append(contentsOf: value)
-            add(key: keyStart..<valueStart, value: valueStart..<text.count)
+        let rich = table.storage.withIndex { index -> Bool in
+            text.append(contentsOf: index.keyBytes(position).assumingMemoryBound(to: UInt8.self))
+            guard !index.records[position].isRich else { return true }
+            text.append(contentsOf: index.valueBytes(position).assumingMemoryBound(to: UInt8.self))
+            return false
+        }
+        let keyLength = Int(table.storage.withIndex { $0.records[position].keyLength })
+        if rich {
+            records.append(TableRecord(keyOffset: UInt32(keyStart), keyLength: UInt32(keyLength),
+                                       valueOffset: UInt32(self.rich.count), valueLength: TableRecord.richLength))
+            self.rich.append(table.entry(at: position))
         } else {
-            records.append(TableRecord(keyOffset: UInt32(keyStart), keyLength: UInt32(key.count),
-                                       valueOffset: UInt32(rich.count), valueLength: TableRecord.richLength))
-            rich.append(table.entry(at: position))
+            add(key: keyStart..<keyStart + keyLength, value: keyStart + keyLength..<text.count)
         }
     }
 
