@@ -3,7 +3,7 @@
 ///
 /// Compact: every key and plain value is kept as UTF-8 in one allocation
 /// per table, with a hash index over the keys, so a table costs about its
-/// text plus 27 bytes an entry. Keys compare by their UTF-8 bytes, as
+/// text plus about 22 bytes an entry. Keys compare by their UTF-8 bytes, as
 /// CoreFoundation compares them (no Unicode normalisation). A lookup builds
 /// its `String` from those bytes; a table that is looked up much (a
 /// client's) can be `materialized()` so that lookups return stored values
