@@ -74,8 +74,9 @@ public final class Watcher: Sendable {
             return true
         }
         guard claimed else { throw StartError(description: "only one watcher may run in a process (libinotifytools keeps global state)") }
-        var template = Array(Self.controlParent(environment: ProcessInfo.processInfo.environment).utf8CString.dropLast())
-            + Array("/lprojd-watch-XXXXXX".utf8CString)
+        let parent = Self.controlParent(environment: ProcessInfo.processInfo.environment)
+        Self.removeStaleControlDirectories(in: parent)
+        var template = Array(parent.utf8CString.dropLast()) + Array("/lprojd-watch-\(getpid())-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
             Self.instanceExists.withLock { $0 = false }
             throw StartError(description: "cannot create the watcher's control directory: \(String(cString: strerror(errno)))")
@@ -135,6 +136,22 @@ public final class Watcher: Sendable {
             if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(candidate, W_OK | X_OK) == 0 { return candidate }
         }
         return "/tmp"
+    }
+
+    /// Removes the control directories (`lprojd-watch-<pid>-…`, ours) that
+    /// processes which no longer run left in `parent`: a daemon killed with
+    /// SIGKILL cannot remove its own.
+    public static func removeStaleControlDirectories(in parent: String) {
+        DirectoryListing.forEachEntry(of: parent) { name, path, kind in
+            guard kind == .directory, name.hasPrefix("lprojd-watch-") else { return }
+            let fields = name.dropFirst("lprojd-watch-".count).split(separator: "-", maxSplits: 1)
+            guard fields.count == 2, let pid = Int32(fields[0]), pid > 0 else { return }
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_uid == getuid() else { return }
+            guard kill(pid, 0) != 0, errno == ESRCH else { return }
+            DirectoryListing.forEachEntry(of: path) { _, marker, _ in unlink(marker) }
+            rmdir(path)
+        }
     }
 
     /// How many directories are watched.

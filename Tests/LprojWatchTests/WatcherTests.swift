@@ -182,6 +182,25 @@ final class WatcherTests: XCTestCase {
         XCTAssertNotEqual(Watcher.controlParent(environment: ["XDG_RUNTIME_DIR": root.path + "/missing"]), root.path + "/missing")
     }
 
+    /// A control directory left by a process that no longer runs is
+    /// removed; one of a live process, or not named as ours, is kept.
+    func testStaleControlDirectoriesOfDeadProcessesAreRemoved() throws {
+        let parent = root.path + "/runtime"
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let stale = parent + "/lprojd-watch-\(dead.processIdentifier)-abc123"
+        let live = parent + "/lprojd-watch-\(getpid())-def456"
+        let other = parent + "/lprojd-watch-notapid"
+        for directory in [stale, live, other] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        XCTAssertTrue(FileManager.default.createFile(atPath: stale + "/flush-3", contents: nil))
+        Watcher.removeStaleControlDirectories(in: parent)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: other))
+    }
+
     func testOnlyOneWatcherPerProcess() {
         XCTAssertThrowsError(try Watcher(roots: [root.path]) { _ in })
     }
