@@ -92,15 +92,14 @@ final class LiveConnection: Sendable {
             let preferences = core.systemPreferences
             core.update { old in
                 var tables = old.tables
-                var entries = tables[change.language]?[change.table]?.entries ?? [:]
-                for key in change.removed { entries[key] = nil }
-                entries.merge(change.added) { $1 }
-                entries.merge(change.changed) { $1 }
                 if change.deleted == true {
                     tables[change.language]?[change.table] = nil
                     if tables[change.language]?.isEmpty == true { tables[change.language] = nil }
                 } else {
-                    tables[change.language, default: [:]][change.table] = Table(entries)
+                    // Only the keys the event names are touched: the rest is copied as bytes.
+                    let table = tables[change.language]?[change.table] ?? Table()
+                    tables[change.language, default: [:]][change.table] =
+                        table.updating(change.added.merging(change.changed) { $1 }, removing: change.removed)
                 }
                 let keys = Set(change.added.keys).union(change.changed.keys).union(change.removed)
                 return (old.replacing(tables: tables, systemPreferences: preferences), keys.isEmpty ? [:] : [change.table: keys])
@@ -140,6 +139,6 @@ final class LiveConnection: Sendable {
     }
 
     static func keysByTable(_ tables: [String: Table]) -> [String: Set<String>] {
-        tables.mapValues { Set($0.entries.keys) }
+        tables.mapValues { Set($0.keys) }
     }
 }

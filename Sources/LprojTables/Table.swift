@@ -52,11 +52,6 @@ public struct Table: Sendable {
         return entry(at: position)
     }
 
-    /// The plain string for `key` (nil when absent or not plain text).
-    public func text(forKey key: String) -> String? {
-        self[key]?.text
-    }
-
     public var count: Int { storage.count }
     public var isEmpty: Bool { storage.count == 0 }
 
