@@ -52,6 +52,31 @@ final class Catalog {
             guard case .catalog(let catalog)? = lastGood else { return [] }
             return Array(catalog.tables.keys)
         }
+
+        /// The served tables its last good contents are part of, for a file at `place`.
+        func addresses(at place: Place) -> [TableAddress] {
+            localizations(at: place).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
+        }
+
+        /// Where a new file's record starts (no real record is both without
+        /// good contents and without diagnostics).
+        static let placeholder = FileRecord(lastGood: nil, diagnostics: [])
+
+        /// Takes in a read of the file: a broken or unreadable file keeps its
+        /// last good contents. Returns the record before (nil if it was the
+        /// placeholder) and after.
+        mutating func update(with outcome: Result<TableFile, TableReadError>, path: String) -> (before: FileRecord?, after: FileRecord) {
+            let before = lastGood == nil && diagnostics.isEmpty ? nil : self
+            switch outcome {
+            case .failure(let error):
+                // There but unreadable (permissions): like a broken save, the last good stays.
+                diagnostics = [Diagnostic(file: path, line: 1, column: 1, severity: .error, message: "cannot read the file: \(error.reason)")]
+            case .success(let file):
+                diagnostics = file.diagnostics
+                if !file.hasErrors { lastGood = file.contents }
+            }
+            return (before, self)
+        }
     }
 
     /// Where a table file sits: its format, bundle, localization (nil for a catalog) and table.
@@ -74,6 +99,13 @@ final class Catalog {
     init(limits: TableLimits, exclusions: Exclusions) {
         self.limits = limits
         self.exclusions = exclusions
+    }
+
+    /// Makes room for `count` files (and as many served tables) when there is less.
+    func reserveCapacity(files count: Int) {
+        guard count > files.capacity else { return }
+        files.reserveCapacity(count)
+        served.reserveCapacity(count)
     }
 
     /// The bundles, with their localizations and tables, sorted.
@@ -134,7 +166,17 @@ final class Catalog {
             if place.bundle == lastBundle { place.bundle = lastBundle } else { lastBundle = place.bundle }
             candidates.append((path, place))
         }
-        let reads = read(candidates.map(\.path), limits: limits, inParallel: inParallel, listed: listed)
+        // Runs of one directory: the same bundle (shared string) and localization.
+        var runs: [Range<Int>] = []
+        for index in candidates.indices {
+            if index > 0, candidates[index].place.bundle == candidates[index - 1].place.bundle,
+               candidates[index].place.localization == candidates[index - 1].place.localization {
+                runs[runs.count - 1] = runs[runs.count - 1].lowerBound..<index + 1
+            } else {
+                runs.append(index..<index + 1)
+            }
+        }
+        let reads = read(candidates.map(\.path), runs: runs, limits: limits, inParallel: inParallel, listed: listed)
         return zip(candidates, reads).map { Loaded(path: $0.path, place: $0.place, outcome: $1) }
     }
 
@@ -142,32 +184,23 @@ final class Catalog {
     /// in order. With `reporting: false` (the first load, when nobody
     /// listens yet) only the state is updated: no diffs are made.
     func apply(_ loaded: [Loaded], reporting: Bool = true) -> [Change] {
-        if files.isEmpty { files.reserveCapacity(loaded.count) }
         var invalid: [Change] = []
-        var affected = Set<TableAddress>(minimumCapacity: loaded.count)
+        var affected: [TableAddress: Composition] = [:]
+        affected.reserveCapacity(loaded.count)
         var fixed = Set<TableAddress>()
         for item in loaded {
             let (path, place, outcome) = (item.path, item.place, item.outcome)
-            let old = files[path]
-            let oldAddresses = (old?.localizations(at: place) ?? []).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
-            affected.formUnion(oldAddresses)
-            var record = old ?? FileRecord(lastGood: nil, diagnostics: [])
-            switch outcome {
-            case .failure(let error):
-                if !exists(path) {
-                    if files.removeValue(forKey: path) != nil { fileCounts[place.format, default: 0] -= 1 }
-                    continue
+            if case .failure = outcome, !exists(path) {
+                if let old = files.removeValue(forKey: path) {
+                    fileCounts[place.format, default: 0] -= 1
+                    for address in old.addresses(at: place) { affected[address] = .compose }
                 }
-                // There but unreadable (permissions): like a broken save, the last good stays.
-                record.diagnostics = [Diagnostic(file: path, line: 1, column: 1, severity: .error,
-                                                 message: "cannot read the file: \(error.reason)")]
-            case .success(let file):
-                filesParsed += 1
-                record.diagnostics = file.diagnostics
-                if !file.hasErrors { record.lastGood = file.contents }
+                continue
             }
-            if old == nil { fileCounts[place.format, default: 0] += 1 }
-            files[path] = record
+            // One lookup: the record is changed where it is stored.
+            let (before, record) = files[path, default: .placeholder].update(with: outcome, path: path)
+            if before == nil { fileCounts[place.format, default: 0] += 1 }
+            if case .success = outcome { filesParsed += 1 }
             if record.isInvalid {
                 parseFailures += 1
                 if reporting {
@@ -175,22 +208,38 @@ final class Catalog {
                                                  diagnostics: record.diagnostics, keptLastGood: record.lastGood != nil))
                 }
             }
-            let newAddresses = record.localizations(at: place).map { TableAddress(bundle: place.bundle, localization: $0, table: place.table) }
-            affected.formUnion(newAddresses)
-            if old?.isInvalid == true && !record.isInvalid { fixed.formUnion(oldAddresses + newAddresses) }
+            let oldAddresses = before?.addresses(at: place) ?? []
+            let newAddresses = record.addresses(at: place)
+            for address in oldAddresses { affected[address] = .compose }
+            // A `.strings` file where no other kind of table file is known serves its table as it is.
+            if place.format == .strings, fileCounts[.stringsdict, default: 0] == 0, fileCounts[.xcstrings, default: 0] == 0,
+               let address = newAddresses.first, case .table(let table)? = record.lastGood {
+                affected[address] = .known(table)
+            } else {
+                for address in newAddresses { affected[address] = .compose }
+            }
+            if before?.isInvalid == true && !record.isInvalid { fixed.formUnion(oldAddresses + newAddresses) }
         }
         return structuralChanges(recomposing: affected, fixed: fixed, reporting: reporting) + invalid
     }
 
+    /// How to find the table served at an address that `apply` touched.
+    private enum Composition {
+        /// From its files' last good contents.
+        case compose
+        /// This one (its only file was just read).
+        case known(Table)
+    }
+
     /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
-    private static func read(_ paths: [String], limits: TableLimits, inParallel: Bool, listed: Bool) -> [Result<TableFile, TableReadError>] {
+    private static func read(_ paths: [String], runs: [Range<Int>], limits: TableLimits, inParallel: Bool,
+                             listed: Bool) -> [Result<TableFile, TableReadError>] {
         var reader = TableFileReader(limits: limits)
         guard paths.count > 1 else { return Self.readRun(paths[...], with: &reader, listed: listed) }
         nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<TableFile, TableReadError>>.allocate(capacity: paths.count)
         defer { results.deallocate() }
         // Paths come a directory at a time (as listed): each run of one
         // directory is read by one worker. (`warmUp` has run: see there.)
-        let runs = Self.directoryRuns(paths)
         @Sendable func readRun(_ run: Int, with reader: inout TableFileReader) {
             let range = runs[run]
             for (index, result) in zip(range, Self.readRun(paths[range], with: &reader, listed: listed)) {
@@ -212,7 +261,7 @@ final class Catalog {
 
     /// Reads files of one directory, opened relative to it.
     private static func readRun(_ paths: ArraySlice<String>, with reader: inout TableFileReader, listed: Bool) -> [Result<TableFile, TableReadError>] {
-        let directory = paths.count > 1 ? open(String(Self.directory(of: paths.first!)), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
+        let directory = paths.count > 1 ? openDirectory(of: paths.first!) : -1
         defer { if directory >= 0 { close(directory) } }
         return paths.map { path -> Result<TableFile, TableReadError> in
             Result { () throws(TableReadError) in
@@ -254,20 +303,12 @@ final class Catalog {
         }
     }
 
-    /// Consecutive runs of `paths` in the same directory.
-    private static func directoryRuns(_ paths: [String]) -> [Range<Int>] {
-        var runs: [Range<Int>] = []
-        var start = 0
-        for index in 1...paths.count where index == paths.count || directory(of: paths[index]) != directory(of: paths[start]) {
-            runs.append(start..<index)
-            start = index
-        }
-        return runs
-    }
-
-    private static func directory(of path: String) -> Substring {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-        return path[..<slash]
+    /// Opens the directory a path is in (-1 when it cannot).
+    private static func openDirectory(of path: String) -> Int32 {
+        guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { return -1 }
+        var directory = Array(path.utf8.prefix(slash))
+        directory.append(0)
+        return directory.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
     }
 
     /// The table files known under `directory` (for a directory that went away).
@@ -279,17 +320,18 @@ final class Catalog {
     /// Recomposes the served tables at `addresses` and reports the
     /// differences: bundles and localizations that appeared first, then
     /// table changes, then localizations and bundles that went.
-    private func structuralChanges(recomposing addresses: Set<TableAddress>, fixed: Set<TableAddress>, reporting: Bool) -> [Change] {
-        var appeared: [Change] = []
-        var tables: [Change] = []
-        var gone: [Change] = []
-        if served.isEmpty { served.reserveCapacity(addresses.count) }
+    private func structuralChanges(recomposing addresses: [TableAddress: Composition], fixed: Set<TableAddress>, reporting: Bool) -> [Change] {
+        func composition(_ address: TableAddress, _ how: Composition) -> Table? {
+            switch how {
+            case .compose: compose(address)
+            case .known(let table): table
+            }
+        }
         guard reporting else {
             // Nobody listens yet: the state only.
-            for address in addresses {
-                let old = served[address]
-                let new = compose(address)
-                served[address] = new
+            for (address, how) in addresses {
+                let new = composition(address, how)
+                let old = if let new { served.updateValue(new, forKey: address) } else { served.removeValue(forKey: address) }
                 if old == nil, new != nil {
                     tableCounts[address.bundle, default: [:]][address.localization, default: 0] += 1
                 } else if old != nil, new == nil {
@@ -298,9 +340,12 @@ final class Catalog {
             }
             return []
         }
-        for address in addresses.sorted() {
+        var appeared: [Change] = []
+        var tables: [Change] = []
+        var gone: [Change] = []
+        for (address, how) in addresses.sorted(by: { $0.key < $1.key }) {
             let old = served[address]
-            let new = compose(address)
+            let new = composition(address, how)
             served[address] = new
             let diff = TableDiff(from: old ?? Table(), to: new ?? Table())
             switch (old, new) {
@@ -362,18 +407,19 @@ final class Catalog {
     /// Where a path sits, when it is a table file: `B/L.lproj/T.strings|stringsdict` or `B/T.xcstrings`.
     /// Works on the UTF-8 bytes: it runs for every file of every crawl.
     static func classify(_ path: String) -> Place? {
-        let bytes = path.utf8
-        guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-        let name = bytes[bytes.index(after: slash)...]
-        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex,
-              let format = TableFormat(rawValue: String(Substring(bytes[bytes.index(after: dot)...]))) else { return nil }
-        let table = String(Substring(bytes[name.startIndex..<dot]))
-        let directory = bytes[..<slash]
-        if format == .xcstrings { return (format, String(Substring(directory)), nil, table) }
-        guard directory.count > 6, directory.suffix(6).elementsEqual(".lproj".utf8),
-              let parentSlash = directory.lastIndex(of: UInt8(ascii: "/")) else { return nil }
-        let localization = directory[directory.index(after: parentSlash)...].dropLast(6)
-        guard !localization.isEmpty else { return nil }
-        return (format, String(Substring(directory[..<parentSlash])), String(Substring(localization)), table)
+        var path = path
+        return path.withUTF8 { bytes -> Place? in
+            func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")),
+                  let dot = bytes[(slash + 1)...].lastIndex(of: UInt8(ascii: ".")), dot != slash + 1,
+                  let format = TableFormat(rawValue: text(dot + 1..<bytes.count)) else { return nil }
+            let table = text(slash + 1..<dot)
+            if format == .xcstrings { return (format, text(0..<slash), nil, table) }
+            let suffix = ".lproj".utf8
+            guard slash > suffix.count, bytes[(slash - suffix.count)..<slash].elementsEqual(suffix),
+                  let parentSlash = bytes[..<(slash - suffix.count)].lastIndex(of: UInt8(ascii: "/")),
+                  parentSlash + 1 < slash - suffix.count else { return nil }
+            return (format, text(0..<parentSlash), text(parentSlash + 1..<slash - suffix.count), table)
+        }
     }
 }

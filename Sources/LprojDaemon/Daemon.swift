@@ -118,6 +118,9 @@ public final class Daemon {
         // This thread takes in each batch as it is read (nobody listens yet: state only).
         var loaded = 0
         while let batch = firstLoad.next() {
+            // The walk runs ahead of the reading: room for what it found so
+            // far saves growing the catalog's tables step by step.
+            catalog.reserveCapacity(files: firstLoad.tableFilesListed)
             _ = catalog.apply(batch, reporting: false)
             loaded += batch.count
         }

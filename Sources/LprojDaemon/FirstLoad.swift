@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import CLinux
 import Foundation
 import LprojTables
 import Synchronization
@@ -19,6 +20,7 @@ final class FirstLoad: Sendable {
         var ready: [[Catalog.Loaded]] = []
         var reading = 0
         var walked = false
+        var tableFiles = 0
     }
 
     private let limits: TableLimits
@@ -44,9 +46,11 @@ final class FirstLoad: Sendable {
 
     /// Has `paths` read by a worker; any thread may call it.
     func read(_ paths: [String]) {
+        let tableFiles = paths.count { TableFormat(path: $0) != nil }
         state.withLock {
             $0.pending.append(paths)
             $0.reading += 1
+            $0.tableFiles += tableFiles
         }
         work.signal()
     }
@@ -57,6 +61,9 @@ final class FirstLoad: Sendable {
         for _ in 0..<workers { work.signal() }
         progress.signal()
     }
+
+    /// How many of the files listed so far are table files (by their names).
+    var tableFilesListed: Int { state.withLock { $0.tableFiles } }
 
     /// The next batch read (waiting for one), or nil once the walk is over
     /// and every batch has been taken.
@@ -73,6 +80,10 @@ final class FirstLoad: Sendable {
     }
 
     private func readUntilWalked() {
+        // The tables this thread parses stay in its malloc arena; grown a
+        // page at a time, that is one mprotect per page (17,000 for 50,000
+        // small tables). Grow it once, up front (the pages go back at once).
+        lproj_prepare_thread_heap(32 << 20)
         while true {
             work.wait()
             let (paths, finished) = state.withLock { state -> ([String]?, Bool) in

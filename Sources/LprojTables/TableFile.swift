@@ -12,11 +12,10 @@ public enum TableFormat: String, Hashable, Sendable, CaseIterable {
     /// The format of a file, by its extension; nil for any other file.
     public init?(path: String) {
         // On the UTF-8 bytes: this runs for every file a crawl meets.
-        let bytes = path.utf8
-        guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")) else { return nil }
-        let suffix = bytes[bytes.index(after: dot)...]
-        guard !suffix.contains(UInt8(ascii: "/")) else { return nil }
-        self.init(rawValue: String(Substring(suffix)))
+        guard let dot = PathBytes.lastOffset(of: UInt8(ascii: "."), in: path),
+              PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) ?? -1 < dot,
+              let suffix = String(path.utf8.dropFirst(dot + 1)) else { return nil }
+        self.init(rawValue: suffix)
     }
 }
 
@@ -144,8 +143,8 @@ public struct TableFileReader {
         // Non-blocking: a FIFO named like a table must not hang the reader (it is refused below).
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
         let descriptor: Int32
-        if let directory, let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) {
-            descriptor = openat(directory, String(path[path.utf8.index(after: slash)...]), flags)
+        if let directory, let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) {
+            descriptor = path.withCString { openat(directory, $0 + slash + 1, flags) }
         } else {
             descriptor = open(path, flags)
         }

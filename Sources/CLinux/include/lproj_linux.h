@@ -37,5 +37,7 @@ int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
 
 /// Returns freed heap memory to the system (glibc's malloc_trim(0)).
 void lproj_release_free_memory(void);
+/* Grows this thread's malloc arena by `bytes` once, then frees it (see the .c). */
+void lproj_prepare_thread_heap(size_t bytes);
 
 #endif

@@ -1,0 +1,47 @@
+import Foundation
+import LprojClient
+import LprojProtocol
+import XCTest
+
+/// The first load (read on worker threads while the watches are set up, taken in
+/// batch by batch) serves what a fresh parse of the disk gives, however the
+/// files of a table (`.strings`, `.stringsdict`, `.xcstrings`) are listed.
+final class FirstLoadTests: XCTestCase {
+    func testTablesComposedFromSeveralFilesMatchAFreshParse() throws {
+        let daemon = try DaemonProcess()
+        var bundles: [String] = []
+        // Enough directories that both listing orders of a table's files occur.
+        for number in 0..<40 {
+            let bundle = "B\(number)"
+            bundles.append(daemon.root + "/" + bundle)
+            try daemon.write("\(bundle)/en.lproj/Localizable.strings", "\"title\" = \"Title \(number)\";\n\"item_count\" = \"plain\";\n")
+            if number % 2 == 0 {
+                try daemon.write("\(bundle)/en.lproj/Localizable.stringsdict", SavePatternTests.pluralDictionary)
+            }
+            try daemon.write("\(bundle)/fr.lproj/Menu.strings", "\"open\" = \"Ouvrir\";\n\"close\" = \"Fermer \(number)\";\n")
+            if number % 3 == 0 {
+                try daemon.write("\(bundle)/Menu.xcstrings", """
+                    {"sourceLanguage":"en","version":"1.0","strings":{"open":{"localizations":{
+                      "fr":{"stringUnit":{"state":"translated","value":"Ouvrir (catalogue)"}},
+                      "ja":{"stringUnit":{"state":"translated","value":"開く"}}}}}}
+                    """)
+            }
+            try daemon.write("\(bundle)/de.lproj/Broken.strings", "\"a\" = ;\n")
+        }
+        try daemon.start()
+        defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        let snapshot = try connection.send(Snapshot()).tables
+        let served = Mirror(snapshot: snapshot)
+        let disk = try Mirror(disk: bundles)
+        let differing = Set(served.tables.keys).union(disk.tables.keys).filter { served.tables[$0] != disk.tables[$0] }
+        XCTAssertEqual(differing.sorted(), [], "tables served unlike a fresh parse of the disk")
+        XCTAssertEqual(served.tables[Mirror.key(daemon.root + "/B3", "fr", "Menu")]?["open"]?.text, "Ouvrir (catalogue)")
+        XCTAssertEqual(served.tables[Mirror.key(daemon.root + "/B1", "fr", "Menu")]?["open"]?.text, "Ouvrir")
+        XCTAssertNil(served.tables[Mirror.key(daemon.root + "/B0", "de", "Broken")], "a broken table with no good version is not served")
+        let status = try connection.send(Status())
+        XCTAssertEqual(status.tables, snapshot.count)
+        XCTAssertEqual(status.counters["parse-failures"], 40)
+    }
+}
