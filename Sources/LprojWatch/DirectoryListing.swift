@@ -36,4 +36,21 @@ public enum DirectoryListing {
         }
         return true
     }
+
+    /// Calls `body` with the name and target of each symbolic link in `directory`.
+    static func forEachLink(of directory: String, _ body: (_ name: String, _ target: String) -> Void) {
+        guard let handle = opendir(directory) else { return }
+        defer { closedir(handle) }
+        var target = [UInt8](repeating: 0, count: Int(PATH_MAX))
+        while let entry = readdir(handle) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            let count = target.withUnsafeMutableBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { readlink(directory + "/" + name, $0.baseAddress!, $0.count) }
+            }
+            guard count >= 0 else { continue }
+            body(name, String(decoding: target.prefix(count), as: UTF8.self))
+        }
+    }
 }

@@ -5,42 +5,26 @@ import CInotifyTools
 import Foundation
 import Synchronization
 
-/// Watches directory trees with inotify (through libinotifytools) on one
-/// thread of its own, and hands batches of `FileEvent`s to a callback.
-///
-/// - Recursive: directories that appear are watched *and then listed*, so
-///   files created in them before the watch existed are still reported.
-/// - A batch is everything that happened up to a moment: after the first
-///   event the watcher drops a marker file into a private control directory
-///   and reads until the marker's own event comes back — inotify keeps one
-///   queue per instance, so every earlier event has then been read. No
-///   timers, no polling: an idle watcher sleeps in `select`.
-/// - `sync` uses the same marker to answer "every change made before now has
-///   been delivered".
-/// - libinotifytools keeps global state and is not thread-safe, so only one
-///   `Watcher` may exist in a process, and only its thread calls the library.
+/// Watches directory trees with inotify on one thread of its own, and hands
+/// batches of `FileEvent`s to a callback: a `WatchedTree` and the thread
+/// that reads it. (A program with an event loop of its own can own a
+/// `WatchedTree` directly and poll its descriptor: the daemon does.)
 public final class Watcher: Sendable {
-    /// Why a watcher could not start.
-    public struct StartError: Error, CustomStringConvertible, Sendable {
-        public var description: String
-    }
+    public typealias StartError = WatchedTree.StartError
 
     /// The directories watched, as given.
     public let roots: [String]
     private let control: String
     private let state = Shared()
-    private static let instanceExists = Mutex(false)
 
     /// State the watcher's thread and its callers share, behind one lock.
     fileprivate final class Shared: Sendable {
         struct Fields {
             var nextSync = 0
-            var syncs: [Int: @Sendable () -> Void] = [:]
+            var syncs: [String: @Sendable () -> Void] = [:]
             var watchCount = 0
             var stopped = false
-            var running = false
             var finished = false
-            var failure: String?
         }
 
         private let mutex = Mutex(Fields())
@@ -52,75 +36,253 @@ public final class Watcher: Sendable {
         }
     }
 
-    /// Starts watching `roots` (which must be directories). `isIgnored` gets
-    /// file names (not paths) and filters out temporaries; `isExcluded` gets
-    /// the paths of directories below the roots, and an excluded directory is
-    /// neither watched nor walked; `deliver` is called on the watcher's
-    /// thread with each batch, in order.
-    ///
-    /// `listed` gets the files already under the roots, a few hundred at a
-    /// time, on the watcher's thread while it sets up its watches (each
-    /// directory is watched, then listed: a file created meanwhile is
-    /// listed, reported as an event, or both, never missed), so that the
-    /// caller can read them while the walk goes on. All of them have been
-    /// handed over when `init` returns.
+    /// Starts watching `roots` (which must be directories): see
+    /// `WatchedTree.init` for `isIgnored`, `isExcluded` and `listed`.
+    /// `deliver` is called on the watcher's thread with each batch, in order.
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
                 isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
                 listed: @escaping @Sendable ([String]) -> Void = { _ in },
                 deliver: @escaping @Sendable ([FileEvent]) -> Void) throws(StartError) {
+        self.roots = roots
+        let started = Mutex<Result<String, StartError>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let state = state
+        // The tree is made on the thread that reads it: libinotifytools is used from one thread only.
+        let thread = Thread {
+            let tree: WatchedTree
+            do throws(StartError) {
+                tree = try WatchedTree(roots: roots, isIgnored: isIgnored, isExcluded: isExcluded, listed: listed)
+            } catch {
+                started.withLock { $0 = .failure(error) }
+                state.withLock { $0.finished = true }
+                state.done.signal()
+                ready.signal()
+                return
+            }
+            state.withLock { $0.watchCount = tree.watchCount }
+            started.withLock { $0 = .success(tree.controlDirectory) }
+            ready.signal()
+            Self.run(tree, deliver: deliver, state: state)
+        }
+        thread.name = "lprojd-watch"
+        thread.start()
+        ready.wait()
+        switch started.withLock({ $0 })! {
+        case .success(let control): self.control = control
+        case .failure(let error): throw error
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    /// Where the private control directory goes (see `WatchedTree.controlParent`).
+    public static func controlParent(environment: [String: String]) -> String {
+        WatchedTree.controlParent(environment: environment)
+    }
+
+    /// Removes control directories left by processes that no longer run (see `WatchedTree`).
+    public static func removeStaleControlDirectories(in parent: String) {
+        WatchedTree.removeStaleControlDirectories(in: parent)
+    }
+
+    /// How many directories are watched.
+    public var watchCount: Int { state.withLock { $0.watchCount } }
+
+    /// Calls `completion` (on the watcher's thread) once every change made
+    /// before this call has been delivered.
+    public func sync(_ completion: @escaping @Sendable () -> Void) {
+        let name = state.withLock { state -> String? in
+            guard !state.finished else { return nil }
+            state.nextSync += 1
+            let name = "sync-\(state.nextSync)"
+            state.syncs[name] = completion
+            return name
+        }
+        guard let name else { return completion() }
+        WatchedTree.signal(name, in: control)
+    }
+
+    /// Stops the thread and releases inotify. Idempotent.
+    public func stop() {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped && !state.finished
+        }
+        guard first else { return }
+        // The thread finishes as soon as it reads a stop marker; a full
+        // kernel queue may drop one, so drop another each second until then.
+        var attempt = 0
+        repeat {
+            attempt += 1
+            WatchedTree.signal("stop-\(attempt)", in: control)
+        } while state.done.wait(timeout: .now() + 1) == .timedOut
+    }
+
+    private static func run(_ tree: WatchedTree, deliver: ([FileEvent]) -> Void, state: Shared) {
+        var stop = false
+        while !stop {
+            guard let batch = tree.readBatch(waiting: true) else { break }
+            if batch.signals.contains(where: { $0.hasPrefix("stop-") }) { stop = true }
+            let count = tree.watchCount
+            state.withLock { $0.watchCount = count }
+            if !batch.events.isEmpty { deliver(batch.events) }
+            // After an overflow a sync's marker may have been dropped; the
+            // overflow (a full rescan) answers every sync asked before it.
+            let completions = state.withLock { state -> [@Sendable () -> Void] in
+                if batch.overflowed {
+                    defer { state.syncs = [:] }
+                    return Array(state.syncs.values)
+                }
+                return batch.signals.compactMap { state.syncs.removeValue(forKey: $0) }
+            }
+            for completion in completions { completion() }
+        }
+        tree.close()
+        let pending = state.withLock { state -> [@Sendable () -> Void] in
+            state.finished = true
+            defer { state.syncs = [:] }
+            return Array(state.syncs.values)
+        }
+        for completion in pending { completion() }
+        state.done.signal()
+    }
+}
+
+/// What a `WatchedTree` read up to a moment.
+public struct WatchBatch: Sendable {
+    /// The changes, coalesced (a later event about a path replaces an earlier one).
+    public var events: [FileEvent]
+    /// The control markers (`WatchedTree.signal`) that came back, in order.
+    public var signals: [String]
+    /// Whether the kernel's queue overflowed: events were lost (`events` has
+    /// `.overflow`), and markers may have been.
+    public var overflowed: Bool
+}
+
+/// Directory trees watched with inotify through libinotifytools, read by
+/// the one thread that owns it.
+///
+/// - Recursive: directories that appear are watched *and then listed*, so
+///   files created in them before the watch existed are still reported.
+/// - A batch is everything that happened up to a moment: after the first
+///   event the tree drops a marker file into a private control directory
+///   and reads until the marker's own event comes back — inotify keeps one
+///   queue per instance, so every earlier event has then been read. No
+///   timers, no polling: the owner waits on `descriptor` (or in
+///   `readBatch(waiting: true)`).
+/// - `signal` drops a named marker that comes back in a batch's `signals`:
+///   "every change made before the signal has been read" (`sync`).
+/// - libinotifytools keeps global state and is not thread-safe: only one
+///   `WatchedTree` may exist in a process, and one thread at a time uses it
+///   (it may be handed to another with a happens-before, as a thread's
+///   result is).
+public final class WatchedTree {
+    /// Why a tree could not be watched.
+    public struct StartError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// The directories watched, as given.
+    public let roots: [String]
+    /// The private directory its markers go to.
+    public let controlDirectory: String
+    /// The inotify descriptor libinotifytools reads (readable when events
+    /// are queued in the kernel): for the owner's `poll` or `epoll`. Only
+    /// ever waited on, never read: libinotifytools reads it.
+    public let descriptor: Int32
+    private let loop: WatchLoop
+    private var closed = false
+    private static let instanceExists = Mutex(false)
+
+    /// Starts watching `roots` (which must be directories). `isIgnored` gets
+    /// file names (not paths) and filters out temporaries; `isExcluded` gets
+    /// the paths of directories below the roots, and an excluded directory is
+    /// neither watched nor walked.
+    ///
+    /// `listed` gets the files already under the roots, a few hundred at a
+    /// time, on this thread while the watches are set up (each directory is
+    /// watched, then listed: a file created meanwhile is listed, reported as
+    /// an event, or both, never missed), so that the caller can read them
+    /// while the walk goes on. All of them have been handed over when `init`
+    /// returns.
+    public init(roots: [String], isIgnored: @escaping (String) -> Bool = TemporaryFiles.isTemporary,
+                isExcluded: @escaping (String) -> Bool = { _ in false },
+                listed: @escaping ([String]) -> Void = { _ in }) throws(StartError) {
         let claimed = Self.instanceExists.withLock { exists -> Bool in
             if exists { return false }
             exists = true
             return true
         }
         guard claimed else { throw StartError(description: "only one watcher may run in a process (libinotifytools keeps global state)") }
+        func fail(_ message: String, removing control: String? = nil) -> StartError {
+            if let control { rmdir(control) }
+            Self.instanceExists.withLock { $0 = false }
+            return StartError(description: message)
+        }
+        for root in roots {
+            var info = stat()
+            guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw fail("\(root): not a directory") }
+        }
         let parent = Self.controlParent(environment: ProcessInfo.processInfo.environment)
         Self.removeStaleControlDirectories(in: parent)
         var template = Array(parent.utf8CString.dropLast()) + Array("/lprojd-watch-\(getpid())-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
-            Self.instanceExists.withLock { $0 = false }
-            throw StartError(description: "cannot create the watcher's control directory: \(String(cString: strerror(errno)))")
+            throw fail("cannot create the watcher's control directory: \(String(cString: strerror(errno)))")
         }
-        control = String(cString: made)
+        let control = String(cString: made)
+        guard inotifytools_initialize() != 0 else {
+            throw fail("cannot start inotify: \(String(cString: strerror(inotifytools_error())))", removing: control)
+        }
+        guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else {
+            let reason = String(cString: strerror(inotifytools_error()))
+            inotifytools_cleanup()
+            throw fail("cannot watch the control directory \(control): \(reason)", removing: control)
+        }
+        let controlWatch = inotifytools_wd_from_filename(control + "/")
+        guard let found = Self.inotifyDescriptor(watching: control, as: controlWatch) else {
+            inotifytools_cleanup()
+            throw fail("cannot find libinotifytools' inotify descriptor in /proc/self/fd (is /proc mounted?)", removing: control)
+        }
         self.roots = roots
-        for root in roots {
-            var info = stat()
-            guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                rmdir(control)
-                Self.instanceExists.withLock { $0 = false }
-                throw StartError(description: "\(root): not a directory")
-            }
-        }
-        let started = DispatchSemaphore(value: 0)
-        let loopRoots = roots, control = control, state = state
-        state.withLock { $0.running = true }
-        let thread = Thread {
-            guard let loop = WatchLoop(roots: loopRoots, control: control, isIgnored: isIgnored, isExcluded: isExcluded, listed: listed) else {
-                state.withLock {
-                    $0.failure = "cannot start inotify: \(String(cString: strerror(inotifytools_error())))"
-                    $0.finished = true
-                }
-                inotifytools_cleanup()
-                state.done.signal()
-                started.signal()
-                return
-            }
-            state.withLock { $0.watchCount = loop.watchCount }
-            started.signal()
-            loop.run(deliver: deliver, state: state)
-        }
-        thread.name = "lprojd-watch"
-        thread.start()
-        started.wait()
-        if let message = state.withLock({ $0.failure }) {
-            rmdir(control)
-            Self.instanceExists.withLock { $0 = false }
-            throw StartError(description: message)
-        }
+        controlDirectory = control
+        descriptor = found
+        loop = WatchLoop(roots: roots, control: control, controlDescriptor: controlWatch, isIgnored: isIgnored, isExcluded: isExcluded)
+        for root in loop.roots { _ = loop.watchTree(root, listing: listed) }
     }
 
     deinit {
-        stop()
+        close()
+    }
+
+    /// How many directories are watched.
+    public var watchCount: Int { loop.watchCount }
+
+    /// Reads the events queued up to now, as one batch: nil when none is
+    /// queued (without `waiting`), or when inotify fails. With `waiting`,
+    /// sleeps until there is one. Call it again while it returns batches:
+    /// libinotifytools may hold read events that leave `descriptor` quiet.
+    public func readBatch(waiting: Bool) -> WatchBatch? {
+        guard !closed else { return nil }
+        return loop.readBatch(waiting: waiting)
+    }
+
+    /// Drops the control marker `name` into `control`; it comes back in the
+    /// `signals` of a batch once every earlier event has been read. Any
+    /// thread may call it (it creates a file; it does not call libinotifytools).
+    public static func signal(_ name: String, in control: String) {
+        WatchLoop.touch(control + "/" + name)
+    }
+
+    /// Releases inotify and removes the control directory. Idempotent.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        inotifytools_cleanup()
+        DirectoryListing.forEachEntry(of: controlDirectory) { _, marker, _ in unlink(marker) }
+        rmdir(controlDirectory)
+        Self.instanceExists.withLock { $0 = false }
     }
 
     /// Where the private control directory goes: the first writable
@@ -154,53 +316,24 @@ public final class Watcher: Sendable {
         }
     }
 
-    /// How many directories are watched.
-    public var watchCount: Int { state.withLock { $0.watchCount } }
-
-
-    /// Calls `completion` (on the watcher's thread) once every change made
-    /// before this call has been delivered.
-    public func sync(_ completion: @escaping @Sendable () -> Void) {
-        let number = state.withLock { state -> Int? in
-            guard !state.finished else { return nil }
-            state.nextSync += 1
-            state.syncs[state.nextSync] = completion
-            return state.nextSync
+    /// libinotifytools does not say which descriptor it reads: the inotify
+    /// descriptor of this process whose watch `watch` is on the control
+    /// directory's inode (as `/proc/self/fdinfo` lists its watches).
+    private static func inotifyDescriptor(watching control: String, as watch: Int32) -> Int32? {
+        var info = stat()
+        guard watch >= 0, stat(control, &info) == 0 else { return nil }
+        let wanted = "inotify wd:\(String(watch, radix: 16)) ino:\(String(info.st_ino, radix: 16)) "
+        var found: Int32?
+        DirectoryListing.forEachLink(of: "/proc/self/fd") { name, target in
+            guard found == nil, target == "anon_inode:inotify", let number = Int32(name),
+                  let details = try? String(contentsOfFile: "/proc/self/fdinfo/\(name)", encoding: .utf8) else { return }
+            if details.split(separator: "\n").contains(where: { $0.hasPrefix(wanted) }) { found = number }
         }
-        guard let number else { return completion() }
-        WatchLoop.touch(control + "/sync-\(number)")
-    }
-
-    /// Stops the thread and releases inotify. Idempotent.
-    public func stop() {
-        let first = state.withLock { state -> Bool in
-            defer { state.stopped = true }
-            return !state.stopped && state.running
-        }
-        guard first else { return }
-        // The thread finishes as soon as it reads a stop marker; a full
-        // kernel queue may drop one, so drop another each second until then.
-        var attempt = 0
-        repeat {
-            attempt += 1
-            WatchLoop.touch(control + "/stop-\(attempt)")
-        } while state.done.wait(timeout: .now() + 1) == .timedOut
-        // Markers whose events were dropped are still there.
-        if let handle = opendir(control) {
-            while let entry = readdir(handle) {
-                let name = withUnsafePointer(to: entry.pointee.d_name) {
-                    $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-                }
-                if name != ".", name != ".." { unlink(control + "/" + name) }
-            }
-            closedir(handle)
-        }
-        rmdir(control)
-        Self.instanceExists.withLock { $0 = false }
+        return found
     }
 }
 
-/// Everything that runs on the watcher's thread, the only one that calls libinotifytools.
+/// The reading and walking of a `WatchedTree`, on its owner's thread: the only code that calls libinotifytools.
 private final class WatchLoop {
     static let mask: Int32 = Int32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
 
@@ -210,84 +343,59 @@ private final class WatchLoop {
     let isExcluded: (String) -> Bool
     /// Watched directories, with a trailing slash as libinotifytools names them.
     var watched = Set<String>()
-    var controlDescriptor: Int32 = -1
+    let controlDescriptor: Int32
     var markers = 0
     /// Roots that are gone, by the parent watched to see them return.
     var missingRoots: [String: String] = [:]
 
-    init?(roots: [String], control: String, isIgnored: @escaping (String) -> Bool, isExcluded: @escaping (String) -> Bool,
-          listed: @escaping ([String]) -> Void) {
+    init(roots: [String], control: String, controlDescriptor: Int32, isIgnored: @escaping (String) -> Bool,
+         isExcluded: @escaping (String) -> Bool) {
         self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
         self.control = control
+        self.controlDescriptor = controlDescriptor
         self.isIgnored = isIgnored
         self.isExcluded = isExcluded
-        guard inotifytools_initialize() != 0 else { return nil }
-        guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else { return nil }
-        controlDescriptor = inotifytools_wd_from_filename(control + "/")
-        for root in self.roots { _ = watchTree(root, listing: listed) }
     }
 
     var watchCount: Int { watched.count }
 
-    func run(deliver: ([FileEvent]) -> Void, state: Watcher.Shared) {
-        var stop = false
-        while !stop {
-            guard let first = inotifytools_next_event(-1) else { break }
-            var raw = [RawEvent(first)]
-            // Read up to a marker of our own: everything queued before it is then read.
-            var marker = dropMarker()
-            while true {
-                guard let next = inotifytools_next_event(1) else {
-                    guard inotifytools_error() == 0 else { break }
-                    // A second without the marker: a full kernel queue drops
-                    // events, the marker's too. Drop another. (Only ever
-                    // during a burst: an idle watcher never gets here.)
-                    marker = dropMarker()
-                    continue
-                }
-                let event = RawEvent(next)
-                if event.descriptor == controlDescriptor, event.name.hasPrefix("flush-") {
-                    unlink(control + "/" + event.name)
-                    if event.name == marker { break }
-                    continue
-                }
-                raw.append(event)
+    func readBatch(waiting: Bool) -> WatchBatch? {
+        guard let first = inotifytools_next_event(waiting ? -1 : 0) else { return nil }
+        var raw = [RawEvent(first)]
+        // Read up to a marker of our own: everything queued before it is then read.
+        var marker = dropMarker()
+        while true {
+            guard let next = inotifytools_next_event(1) else {
+                guard inotifytools_error() == 0 else { break }
+                // A second without the marker: a full kernel queue drops
+                // events, the marker's too. Drop another. (Only ever
+                // during a burst: an idle watcher never gets here.)
+                marker = dropMarker()
+                continue
             }
-            var events: [FileEvent] = []
-            var syncs: [Int] = []
-            var overflowed = false
-            for event in raw {
-                if event.descriptor == controlDescriptor {
-                    if event.name.hasPrefix("stop") { stop = true }
-                    if event.name.hasPrefix("sync-"), let number = Int(event.name.dropFirst(5)) { syncs.append(number) }
-                    unlink(control + "/" + event.name)
-                    continue
-                }
-                if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true }
-                translate(event, into: &events)
+            let event = RawEvent(next)
+            if event.descriptor == controlDescriptor, event.name.hasPrefix("flush-") {
+                unlink(control + "/" + event.name)
+                if event.name == marker { break }
+                continue
             }
-            let count = watched.count
-            state.withLock { $0.watchCount = count }
-            if !events.isEmpty { deliver(Self.coalesce(events)) }
-            // After an overflow a sync's marker may have been dropped; the
-            // overflow (a full rescan) answers every sync asked before it.
-            let completions = state.withLock { state -> [@Sendable () -> Void] in
-                if overflowed {
-                    defer { state.syncs = [:] }
-                    return Array(state.syncs.values)
-                }
-                return syncs.compactMap { state.syncs.removeValue(forKey: $0) }
-            }
-            for completion in completions { completion() }
+            raw.append(event)
         }
-        inotifytools_cleanup()
-        let pending = state.withLock { state -> [@Sendable () -> Void] in
-            state.finished = true
-            defer { state.syncs = [:] }
-            return Array(state.syncs.values)
+        var events: [FileEvent] = []
+        var signals: [String] = []
+        var overflowed = false
+        for event in raw {
+            if event.descriptor == controlDescriptor {
+                if !event.name.isEmpty {
+                    signals.append(event.name)
+                    unlink(control + "/" + event.name)
+                }
+                continue
+            }
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true }
+            translate(event, into: &events)
         }
-        for completion in pending { completion() }
-        state.done.signal()
+        return WatchBatch(events: Self.coalesce(events), signals: signals, overflowed: overflowed)
     }
 
     /// One inotify event, copied out of the library's buffer.
@@ -357,7 +465,7 @@ private final class WatchLoop {
     /// Watches `path` and every directory under it, then lists them: events
     /// for the directory and for each file already there — or, with
     /// `listing`, the files go there instead, a few hundred at a time.
-    private func watchTree(_ path: String, listing: (([String]) -> Void)? = nil) -> [FileEvent] {
+    func watchTree(_ path: String, listing: (([String]) -> Void)? = nil) -> [FileEvent] {
         var events: [FileEvent] = []
         var files: [String] = []
         var pending = [path]
