@@ -10,10 +10,11 @@ import LprojWatch
 import Synchronization
 
 /// lprojd's event loop: one thread owns the catalog, the connections, the
-/// subscriptions, the history and the selections — no locks on the hot
-/// path. It sleeps in `epoll_wait` on the listening socket, the clients, a
-/// signalfd (SIGTERM, SIGINT) and an eventfd the watcher's thread wakes it
-/// with. Idle means idle: no timers (unless systemd asked for a watchdog).
+/// subscriptions, the history, the selections and the watched tree — no
+/// locks on the hot path, no thread between a save and its event. It sleeps
+/// in `epoll_wait` on the listening socket, the clients, a signalfd
+/// (SIGTERM, SIGINT) and the inotify descriptor. Idle means idle: no timers
+/// (unless systemd asked for a watchdog).
 public final class Daemon {
     /// The program and version, as `hello` and `status` report them.
     public static let server = "lprojd 0.1.0"
@@ -32,9 +33,11 @@ public final class Daemon {
     let started = ContinuousClock.now
     private let listener: Listener
     private let poller: Int32
-    private let inbox: Inbox
     private let signals: Int32
-    private var watcher: Watcher?
+    private var tree: WatchedTree?
+    /// `sync` requests waiting for their marker: (connection, its connect time, request id) by marker name.
+    private var pendingSyncs: [String: (descriptor: Int32, connected: ContinuousClock.Instant, id: RequestID)] = [:]
+    private var syncCount = 0
     private var handlers = Handlers()
     private var stopping = false
     /// Connections with output queued since the last flush.
@@ -88,31 +91,29 @@ public final class Daemon {
                                          group: configuration.socketGroup?.id)
         }
         poller = lproj_epoll_create()
-        let wake = lproj_eventfd()
-        inbox = Inbox(descriptor: wake)
         signals = lproj_signalfd_term()
-        guard poller >= 0, wake >= 0, signals >= 0 else {
+        guard poller >= 0, signals >= 0 else {
             listener.close()
             throw DaemonError("cannot set up the event loop: \(String(cString: strerror(errno)))")
         }
         registerHandlers(into: &handlers)
-        // The watcher watches each directory, then lists it: a change made
-        // meanwhile is seen twice (listed and as an event), never missed.
-        // What it lists is read on worker threads while it walks on.
-        let inbox = inbox
+        // The tree is watched a directory at a time, each watched and then
+        // listed: a change made meanwhile is seen twice (listed and as an
+        // event), never missed. What is listed is read on worker threads
+        // while the walk goes on.
         let startedWatching = ContinuousClock.now
         Catalog.warmUp()
         let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions)
-        let started = Mutex<Result<Watcher, Watcher.StartError>?>(nil)
+        let started = Handoff<Result<WatchedTree, WatchedTree.StartError>>()
         let roots = canonical
-        // On a thread of its own (that ends with the walk), so that this one can take in batches meanwhile.
+        // The walk on a thread of its own (that ends with it), so that this
+        // one can take in batches meanwhile; then the tree is this thread's.
         Thread {
-            let result = Result { () throws(Watcher.StartError) in
-                try Watcher(roots: roots, isExcluded: { exclusions.excludes($0) }, listed: { firstLoad.read($0) }) {
-                    inbox.post(.files($0))
-                }
+            do throws(WatchedTree.StartError) {
+                started.put(.success(try WatchedTree(roots: roots, isExcluded: { exclusions.excludes($0) }, listed: { firstLoad.read($0) })))
+            } catch {
+                started.put(.failure(error))
             }
-            started.withLock { $0 = result }
             firstLoad.walkFinished()
         }.start()
         // This thread takes in each batch as it is read (nobody listens yet: state only).
@@ -124,9 +125,9 @@ public final class Daemon {
             _ = catalog.apply(batch, reporting: false)
             loaded += batch.count
         }
-        switch started.withLock({ $0 })! {
+        switch started.take()! {
         case .success(let started):
-            watcher = started
+            tree = started
         case .failure(let error):
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
@@ -140,14 +141,14 @@ public final class Daemon {
             for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
         }
         log.info("watching \(canonical.joined(separator: ", ")): \(catalog.bundles.count) bundles, \(catalog.served.count) tables, "
-                 + "\(watcher?.watchCount ?? 0) directories; listening on \(listener.path)")
+                 + "\(tree?.watchCount ?? 0) directories; listening on \(listener.path)")
         add(listener.descriptor, events: interestIn)
-        add(wake, events: interestIn)
+        if let tree { add(tree.descriptor, events: interestIn) }
         add(signals, events: interestIn)
     }
 
     /// Directories watched now.
-    var watchCount: Int { watcher?.watchCount ?? 0 }
+    var watchCount: Int { tree?.watchCount ?? 0 }
 
     /// The socket path the daemon listens on.
     public var socketPath: String { listener.path }
@@ -172,8 +173,9 @@ public final class Daemon {
             for (descriptor, event) in zip(descriptors.prefix(Int(count)), events) {
                 if descriptor == listener.descriptor {
                     acceptClients()
-                } else if descriptor == inbox.descriptor {
-                    for message in inbox.take() { handle(message) }
+                } else if descriptor == tree?.descriptor {
+                    // One batch; more waiting keeps the descriptor readable for the next turn.
+                    if let batch = tree?.readBatch(waiting: false) { handle(batch) }
                 } else if descriptor == signals {
                     while case let signal = lproj_signalfd_read(signals), signal != 0 {
                         log.info("signal \(signal): stopping")
@@ -252,14 +254,13 @@ public final class Daemon {
 
     // MARK: - The loop's inputs
 
-    private func handle(_ message: Inbox.Message) {
-        switch message {
-        case .files(let batch):
+    private func handle(_ batch: WatchBatch) {
+        if !batch.events.isEmpty {
             let received = ContinuousClock.now
-            defer { log.debug("batch of \(batch.count) file event(s) handled in \(ContinuousClock.now - received)") }
+            defer { log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)") }
             var paths: [String] = []
             var overflowed = false
-            for event in batch {
+            for event in batch.events {
                 switch event {
                 case .written(let path), .removed(let path): paths.append(path)
                 case .directoryGone(let path): paths += catalog.files(under: path)
@@ -277,9 +278,14 @@ public final class Daemon {
                 counters["resyncs", default: 0] += 1
                 publish(scope: .everyone) { Resync(reason: .overflow, clock: $0) }
             }
-        case .synced(let descriptor, let connected, let id):
-            guard let client = clients[descriptor], client.connected == connected else { return }
-            reply(Sync.Reply(clock: clock), to: id, on: client)
+        }
+        // After an overflow a sync's marker may have been dropped; the
+        // rescan answers every sync asked before it.
+        let answered = batch.overflowed ? Array(pendingSyncs.keys) : batch.signals
+        for name in answered {
+            guard let sync = pendingSyncs.removeValue(forKey: name), let client = clients[sync.descriptor],
+                  client.connected == sync.connected else { continue }
+            reply(Sync.Reply(clock: clock), to: sync.id, on: client)
         }
     }
 
@@ -416,14 +422,14 @@ public final class Daemon {
         dirty.insert(client.descriptor)
     }
 
-    /// Asks the watcher to answer once everything before now has been processed.
+    /// Answers once every change made before now has been processed: a
+    /// marker dropped in the watched tree comes back after every earlier event.
     func sync(_ id: RequestID, on client: ClientConnection) {
-        let inbox = inbox, descriptor = client.descriptor, connected = client.connected
-        if let watcher {
-            watcher.sync { inbox.post(.synced(descriptor, connected, id)) }
-        } else {
-            inbox.post(.synced(descriptor, connected, id))
-        }
+        guard let tree else { return reply(Sync.Reply(clock: clock), to: id, on: client) }
+        syncCount += 1
+        let name = "sync-\(syncCount)"
+        pendingSyncs[name] = (client.descriptor, client.connected, id)
+        WatchedTree.signal(name, in: tree.controlDirectory)
     }
 
     private func disconnect(_ client: ClientConnection, reason: String?) {
@@ -438,8 +444,8 @@ public final class Daemon {
         sd_notify(0, "STOPPING=1")
         lproj_epoll_remove(poller, listener.descriptor)
         listener.close()
-        watcher?.stop()
-        watcher = nil
+        tree?.close()
+        tree = nil
         // Flush what clients are owed, for at most a second; a stuck client does not hold the exit.
         let deadline = ContinuousClock.now + .seconds(1)
         for client in clients.values {
@@ -469,34 +475,21 @@ private let interestError = UInt32(LPROJ_POLL_ERR)
 private let interestHangUp = UInt32(LPROJ_POLL_HUP)
 let interestPeerClosed = UInt32(LPROJ_POLL_RDHUP)
 
-/// Messages from other threads to the loop: the watcher's batches and sync
-/// answers. Posting wakes the loop through an eventfd.
-final class Inbox: Sendable {
-    enum Message: Sendable {
-        case files([FileEvent])
-        /// A `sync` request's watcher round trip finished (connection, its connect time, the request id).
-        case synced(Int32, ContinuousClock.Instant, RequestID)
+/// Hands a value from the thread that made it to the one that uses it next
+/// (the watched tree, from the walk's thread to the loop's): the maker never
+/// touches it after `put`. Not for sharing.
+private final class Handoff<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value?
+
+    func put(_ value: Value) {
+        lock.withLock { self.value = value }
     }
 
-    let descriptor: Int32
-    private let messages = Mutex<[Message]>([])
-
-    init(descriptor: Int32) {
-        self.descriptor = descriptor
-    }
-
-    func post(_ message: Message) {
-        messages.withLock { $0.append(message) }
-        var one: UInt64 = 1
-        _ = write(descriptor, &one, 8)
-    }
-
-    func take() -> [Message] {
-        var count: UInt64 = 0
-        _ = read(descriptor, &count, 8)
-        return messages.withLock { messages in
-            defer { messages.removeAll() }
-            return messages
+    func take() -> Value? {
+        lock.withLock {
+            defer { value = nil }
+            return value
         }
     }
 }

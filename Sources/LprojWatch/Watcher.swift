@@ -166,14 +166,12 @@ public struct WatchBatch: Sendable {
 ///
 /// - Recursive: directories that appear are watched *and then listed*, so
 ///   files created in them before the watch existed are still reported.
-/// - A batch is everything that happened up to a moment: after the first
-///   event the tree drops a marker file into a private control directory
-///   and reads until the marker's own event comes back — inotify keeps one
-///   queue per instance, so every earlier event has then been read. No
-///   timers, no polling: the owner waits on `descriptor` (or in
-///   `readBatch(waiting: true)`).
-/// - `signal` drops a named marker that comes back in a batch's `signals`:
-///   "every change made before the signal has been read" (`sync`).
+/// - A batch is everything queued up to a moment: the kernel's queue read
+///   until it is empty (or 16,384 events), coalesced. No timers, no
+///   polling: the owner waits on `descriptor` (or in `readBatch(waiting: true)`).
+/// - `signal` drops a named marker file into a private control directory;
+///   inotify keeps one queue per instance, so when the marker comes back in
+///   a batch's `signals`, every change made before it has been read (`sync`).
 /// - libinotifytools keeps global state and is not thread-safe: only one
 ///   `WatchedTree` may exist in a process, and one thread at a time uses it
 ///   (it may be handed to another with a happens-before, as a thread's
@@ -188,9 +186,10 @@ public final class WatchedTree {
     public let roots: [String]
     /// The private directory its markers go to.
     public let controlDirectory: String
-    /// The inotify descriptor libinotifytools reads (readable when events
-    /// are queued in the kernel): for the owner's `poll` or `epoll`. Only
-    /// ever waited on, never read: libinotifytools reads it.
+    /// The inotify descriptor (readable when events are queued): for the
+    /// owner's `poll` or `epoll`. libinotifytools makes it and manages the
+    /// watches; `readBatch` reads it (the library's own reader keeps what
+    /// it has read in a buffer a poll cannot see).
     public let descriptor: Int32
     private let loop: WatchLoop
     private var closed = false
@@ -207,9 +206,9 @@ public final class WatchedTree {
     /// an event, or both, never missed), so that the caller can read them
     /// while the walk goes on. All of them have been handed over when `init`
     /// returns.
-    public init(roots: [String], isIgnored: @escaping (String) -> Bool = TemporaryFiles.isTemporary,
-                isExcluded: @escaping (String) -> Bool = { _ in false },
-                listed: @escaping ([String]) -> Void = { _ in }) throws(StartError) {
+    public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
+                isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
+                listed: ([String]) -> Void = { _ in }) throws(StartError) {
         let claimed = Self.instanceExists.withLock { exists -> Bool in
             if exists { return false }
             exists = true
@@ -248,8 +247,11 @@ public final class WatchedTree {
         self.roots = roots
         controlDirectory = control
         descriptor = found
-        loop = WatchLoop(roots: roots, control: control, controlDescriptor: controlWatch, isIgnored: isIgnored, isExcluded: isExcluded)
-        for root in loop.roots { _ = loop.watchTree(root, listing: listed) }
+        loop = WatchLoop(roots: roots, control: control, descriptor: found, controlDescriptor: controlWatch, isIgnored: isIgnored,
+                         isExcluded: isExcluded)
+        withoutActuallyEscaping(listed) { listed in
+            for root in loop.roots { _ = loop.watchTree(root, listing: listed) }
+        }
     }
 
     deinit {
@@ -261,8 +263,8 @@ public final class WatchedTree {
 
     /// Reads the events queued up to now, as one batch: nil when none is
     /// queued (without `waiting`), or when inotify fails. With `waiting`,
-    /// sleeps until there is one. Call it again while it returns batches:
-    /// libinotifytools may hold read events that leave `descriptor` quiet.
+    /// sleeps until there is one. Nothing read is kept back: when the batch
+    /// is returned, `descriptor` is readable again exactly if more came.
     public func readBatch(waiting: Bool) -> WatchBatch? {
         guard !closed else { return nil }
         return loop.readBatch(waiting: waiting)
@@ -336,6 +338,8 @@ public final class WatchedTree {
 /// The reading and walking of a `WatchedTree`, on its owner's thread: the only code that calls libinotifytools.
 private final class WatchLoop {
     static let mask: Int32 = Int32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+    /// At most this many raw events in one batch (the kernel's default queue length).
+    static let batchLimit = 16384
 
     let roots: [String]
     let control: String
@@ -344,13 +348,18 @@ private final class WatchLoop {
     /// Watched directories, with a trailing slash as libinotifytools names them.
     var watched = Set<String>()
     let controlDescriptor: Int32
-    var markers = 0
     /// Roots that are gone, by the parent watched to see them return.
     var missingRoots: [String: String] = [:]
 
-    init(roots: [String], control: String, controlDescriptor: Int32, isIgnored: @escaping (String) -> Bool,
+    /// The inotify descriptor, read here (libinotifytools only manages the watches).
+    let descriptor: Int32
+    /// Room for at least one event with the longest name.
+    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+
+    init(roots: [String], control: String, descriptor: Int32, controlDescriptor: Int32, isIgnored: @escaping (String) -> Bool,
          isExcluded: @escaping (String) -> Bool) {
         self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
+        self.descriptor = descriptor
         self.control = control
         self.controlDescriptor = controlDescriptor
         self.isIgnored = isIgnored
@@ -360,26 +369,16 @@ private final class WatchLoop {
     var watchCount: Int { watched.count }
 
     func readBatch(waiting: Bool) -> WatchBatch? {
-        guard let first = inotifytools_next_event(waiting ? -1 : 0) else { return nil }
-        var raw = [RawEvent(first)]
-        // Read up to a marker of our own: everything queued before it is then read.
-        var marker = dropMarker()
-        while true {
-            guard let next = inotifytools_next_event(1) else {
-                guard inotifytools_error() == 0 else { break }
-                // A second without the marker: a full kernel queue drops
-                // events, the marker's too. Drop another. (Only ever
-                // during a burst: an idle watcher never gets here.)
-                marker = dropMarker()
-                continue
-            }
-            let event = RawEvent(next)
-            if event.descriptor == controlDescriptor, event.name.hasPrefix("flush-") {
-                unlink(control + "/" + event.name)
-                if event.name == marker { break }
-                continue
-            }
-            raw.append(event)
+        var raw: [RawEvent] = []
+        repeat {
+            guard read(into: &raw, waitingMilliseconds: waiting ? -1 : 0) else { return nil }
+        } while waiting && raw.isEmpty
+        guard !raw.isEmpty else { return nil }
+        // Everything queued by now, in as many reads as it takes (bounded:
+        // a writer faster than us must not keep the batch open for ever).
+        while raw.count < Self.batchLimit {
+            let before = raw.count
+            guard read(into: &raw, waitingMilliseconds: 0), raw.count > before else { break }
         }
         var events: [FileEvent] = []
         var signals: [String] = []
@@ -398,23 +397,43 @@ private final class WatchLoop {
         return WatchBatch(events: Self.coalesce(events), signals: signals, overflowed: overflowed)
     }
 
-    /// One inotify event, copied out of the library's buffer.
+    /// One inotify event, as read.
     struct RawEvent {
         var descriptor: Int32
         var mask: UInt32
         var name: String
+    }
 
-        init(_ event: UnsafeMutablePointer<inotify_event>) {
-            descriptor = event.pointee.wd
-            mask = event.pointee.mask
-            if event.pointee.len > 0 {
-                // The name follows the fixed part of the struct (a C flexible array member).
-                let bytes = UnsafeRawPointer(event) + MemoryLayout<inotify_event>.size
-                name = String(cString: bytes.assumingMemoryBound(to: CChar.self))
-            } else {
-                name = ""
+    /// Reads what the kernel has queued (waiting up to `waitingMilliseconds`,
+    /// -1 for ever, for something to be there) and appends it to `raw`.
+    /// False when inotify fails. (Read here, not through libinotifytools:
+    /// its reader keeps events it has read in a buffer of its own, where a
+    /// poll of the descriptor cannot see them.)
+    private func read(into raw: inout [RawEvent], waitingMilliseconds: Int32) -> Bool {
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let count = poll(&ready, 1, waitingMilliseconds)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return false }
+            if count == 0 { return true }
+            break
+        }
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 { return errno == EAGAIN || errno == EINTR }
+        guard count > 0 else { return false }
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            let header = MemoryLayout<inotify_event>.size
+            while offset + header <= count {
+                let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let nameBytes = bytes[(offset + header)..<min(count, offset + header + Int(event.len))]
+                // The name is padded with NULs to an aligned length.
+                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                raw.append(RawEvent(descriptor: event.wd, mask: event.mask, name: name))
+                offset += header + Int(event.len)
             }
         }
+        return true
     }
 
     private func translate(_ event: RawEvent, into events: inout [FileEvent]) {
@@ -550,14 +569,6 @@ private final class WatchLoop {
             }
         }
         return result
-    }
-
-    /// Creates the next flush marker and returns its name.
-    private func dropMarker() -> String {
-        markers += 1
-        let name = "flush-\(markers)"
-        Self.touch(control + "/" + name)
-        return name
     }
 
     /// Creates an empty file (a control marker).
