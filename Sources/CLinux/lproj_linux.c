@@ -4,7 +4,6 @@
 #include <malloc.h>
 #include <signal.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -29,7 +28,6 @@ int lproj_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int ti
     return count;
 }
 
-int lproj_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 int lproj_signalfd_term(void) {
     sigset_t mask;

@@ -214,7 +214,8 @@ final class Catalog {
             // A `.strings` file where no other kind of table file is known serves its table as it is.
             if place.format == .strings, fileCounts[.stringsdict, default: 0] == 0, fileCounts[.xcstrings, default: 0] == 0,
                let address = newAddresses.first, case .table(let table)? = record.lastGood {
-                affected[address] = .known(table)
+                // Nobody listens yet: served at once (an address composed later in the batch is composed from the files).
+                if reporting { affected[address] = .known(table) } else { serve(table, at: address) }
             } else {
                 for address in newAddresses { affected[address] = .compose }
             }
@@ -329,15 +330,7 @@ final class Catalog {
         }
         guard reporting else {
             // Nobody listens yet: the state only.
-            for (address, how) in addresses {
-                let new = composition(address, how)
-                let old = if let new { served.updateValue(new, forKey: address) } else { served.removeValue(forKey: address) }
-                if old == nil, new != nil {
-                    tableCounts[address.bundle, default: [:]][address.localization, default: 0] += 1
-                } else if old != nil, new == nil {
-                    _ = uncount(address)
-                }
-            }
+            for (address, how) in addresses { serve(composition(address, how), at: address) }
             return []
         }
         var appeared: [Change] = []
@@ -366,6 +359,17 @@ final class Catalog {
             }
         }
         return appeared + tables + gone
+    }
+
+    /// Serves `table` at `address` (nil: nothing), counting what appears
+    /// and goes without reporting it.
+    private func serve(_ table: Table?, at address: TableAddress) {
+        let old = if let table { served.updateValue(table, forKey: address) } else { served.removeValue(forKey: address) }
+        if old == nil, table != nil {
+            tableCounts[address.bundle, default: [:]][address.localization, default: 0] += 1
+        } else if old != nil, table == nil {
+            _ = uncount(address)
+        }
     }
 
     /// Counts a served table gone; the localization and bundle that went with it.

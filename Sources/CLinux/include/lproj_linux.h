@@ -1,5 +1,5 @@
 // Linux calls the Glibc module does not bring into Swift (they need
-// _GNU_SOURCE, or use a packed struct): epoll, eventfd, signalfd, accept4,
+// _GNU_SOURCE, or use a packed struct): epoll, signalfd, accept4,
 // SO_PEERCRED. Small wrappers with plain types.
 #ifndef LPROJ_LINUX_H
 #define LPROJ_LINUX_H
@@ -23,8 +23,6 @@ int lproj_epoll_remove(int epoll, int fd);
 /// Waits; fills fds[i] and events[i]; returns the count or -1.
 int lproj_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int timeout_ms);
 
-/// A non-blocking, close-on-exec eventfd.
-int lproj_eventfd(void);
 /// A non-blocking, close-on-exec signalfd for SIGTERM and SIGINT (block them first).
 int lproj_signalfd_term(void);
 /// Reads one signal from a signalfd: its number, 0 when none is pending.
