@@ -8,12 +8,60 @@ import LprojWatch
 
 /// Which table: a bundle directory, a localization in it, a table name.
 public struct TableAddress: Hashable, Sendable, Comparable {
-    public var bundle: String
-    public var localization: String
-    public var table: String
+    public let bundle: String
+    public let localization: String
+    public let table: String
+    /// Computed once (a fast hash of the three): a catalog of 50,000
+    /// tables hashes addresses on every insert and again when it grows,
+    /// and SipHash over three strings each time showed in the crawl.
+    private let hashCode: UInt64
+
+    public init(bundle: String, localization: String, table: String) {
+        self.bundle = bundle
+        self.localization = localization
+        self.table = table
+        hashCode = TableHash.hash(bundle) &+ 31 &* (TableHash.hash(localization) &+ 31 &* TableHash.hash(table))
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(hashCode)
+    }
+
+    /// Equal when the bytes are: names that differ only in Unicode
+    /// normalization are different directories and files on Linux.
+    public static func == (lhs: TableAddress, rhs: TableAddress) -> Bool {
+        lhs.hashCode == rhs.hashCode && PathBytes.equal(lhs.table, rhs.table) && PathBytes.equal(lhs.localization, rhs.localization)
+            && PathBytes.equal(lhs.bundle, rhs.bundle)
+    }
 
     public static func < (lhs: TableAddress, rhs: TableAddress) -> Bool {
         (lhs.bundle, lhs.localization, lhs.table) < (rhs.bundle, rhs.localization, rhs.table)
+    }
+}
+
+/// A path or name as the catalog keys it: compared by its bytes (names
+/// that differ only in Unicode normalization are different files on Linux;
+/// `==` on strings makes them one), hashed once (a table file's path, on
+/// the thread that read the file).
+struct ExactString: Hashable, Sendable, Comparable {
+    let string: String
+    private let hashCode: UInt64
+
+    init(_ string: String) {
+        self.string = string
+        hashCode = TableHash.hash(string)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hashCode)
+    }
+
+    static func == (lhs: ExactString, rhs: ExactString) -> Bool {
+        lhs.hashCode == rhs.hashCode && PathBytes.equal(lhs.string, rhs.string)
+    }
+
+    static func < (lhs: ExactString, rhs: ExactString) -> Bool {
+        lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
     }
 }
 
@@ -82,11 +130,11 @@ final class Catalog {
     /// Where a table file sits: its format, bundle, localization (nil for a catalog) and table.
     typealias Place = (format: TableFormat, bundle: String, localization: String?, table: String)
 
-    private(set) var files: [String: FileRecord] = [:]
+    private(set) var files: [ExactString: FileRecord] = [:]
     /// The tables served, composed from the files' last good contents.
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
-    private(set) var tableCounts: [String: [String: Int]] = [:]
+    private(set) var tableCounts: [ExactString: [ExactString: Int]] = [:]
     var limits: TableLimits
     let exclusions: Exclusions
     /// How many `.stringsdict` and `.xcstrings` files are known: while there
@@ -109,14 +157,14 @@ final class Catalog {
     }
 
     /// The bundles, with their localizations and tables, sorted.
-    var bundles: [String] { tableCounts.keys.sorted() }
+    var bundles: [String] { tableCounts.keys.sorted().map(\.string) }
 
     /// A bundle's served tables as one value, for lookups.
     func localizedBundle(_ path: String) -> LocalizedBundle? {
-        guard let localizations = tableCounts[path] else { return nil }
+        guard let localizations = tableCounts[ExactString(path)] else { return nil }
         var tables: [String: [String: Table]] = [:]
-        for localization in localizations.keys { tables[localization] = [:] }
-        for (address, table) in served where address.bundle == path {
+        for localization in localizations.keys { tables[localization.string] = [:] }
+        for (address, table) in served where PathBytes.equal(address.bundle, path) {
             tables[address.localization, default: [:]][address.table] = table
         }
         return LocalizedBundle(path: path, tables: tables)
@@ -140,7 +188,7 @@ final class Catalog {
 
     /// A table file read (or not) and parsed, with where it sits: what `apply` takes.
     struct Loaded: Sendable {
-        var path: String
+        var path: ExactString
         var place: Place
         var outcome: Result<TableFile, TableReadError>
     }
@@ -163,21 +211,22 @@ final class Catalog {
         var lastBundle = ""
         for path in paths {
             guard var place = classify(path), !exclusions.excludes(path) else { continue }
-            if place.bundle == lastBundle { place.bundle = lastBundle } else { lastBundle = place.bundle }
+            if PathBytes.equal(place.bundle, lastBundle) { place.bundle = lastBundle } else { lastBundle = place.bundle }
             candidates.append((path, place))
         }
         // Runs of one directory: the same bundle (shared string) and localization.
         var runs: [Range<Int>] = []
         for index in candidates.indices {
-            if index > 0, candidates[index].place.bundle == candidates[index - 1].place.bundle,
-               candidates[index].place.localization == candidates[index - 1].place.localization {
+            if index > 0, PathBytes.equal(candidates[index].place.bundle, candidates[index - 1].place.bundle),
+               PathBytes.equal(candidates[index].place.localization ?? "", candidates[index - 1].place.localization ?? ""),
+               (candidates[index].place.localization == nil) == (candidates[index - 1].place.localization == nil) {
                 runs[runs.count - 1] = runs[runs.count - 1].lowerBound..<index + 1
             } else {
                 runs.append(index..<index + 1)
             }
         }
         let reads = read(candidates.map(\.path), runs: runs, limits: limits, inParallel: inParallel, listed: listed)
-        return zip(candidates, reads).map { Loaded(path: $0.path, place: $0.place, outcome: $1) }
+        return zip(candidates, reads).map { Loaded(path: ExactString($0.path), place: $0.place, outcome: $1) }
     }
 
     /// Takes in what `load` read and returns what changed for subscribers,
@@ -189,16 +238,17 @@ final class Catalog {
         affected.reserveCapacity(loaded.count)
         var fixed = Set<TableAddress>()
         for item in loaded {
-            let (path, place, outcome) = (item.path, item.place, item.outcome)
+            let (key, place, outcome) = (item.path, item.place, item.outcome)
+            let path = key.string
             if case .failure = outcome, !exists(path) {
-                if let old = files.removeValue(forKey: path) {
+                if let old = files.removeValue(forKey: key) {
                     fileCounts[place.format, default: 0] -= 1
                     for address in old.addresses(at: place) { affected[address] = .compose }
                 }
                 continue
             }
             // One lookup: the record is changed where it is stored.
-            let (before, record) = files[path, default: .placeholder].update(with: outcome, path: path)
+            let (before, record) = files[key, default: .placeholder].update(with: outcome, path: path)
             if before == nil { fileCounts[place.format, default: 0] += 1 }
             if case .success = outcome { filesParsed += 1 }
             if record.isInvalid {
@@ -315,7 +365,7 @@ final class Catalog {
     /// The table files known under `directory` (for a directory that went away).
     func files(under directory: String) -> [String] {
         let prefix = directory + "/"
-        return files.keys.filter { $0.hasPrefix(prefix) }
+        return files.keys.lazy.map(\.string).filter { $0.hasPrefix(prefix) }
     }
 
     /// Recomposes the served tables at `addresses` and reports the
@@ -345,11 +395,11 @@ final class Catalog {
             case (nil, nil):
                 continue
             case (nil, .some):
-                if tableCounts[address.bundle] == nil { appeared.append(.bundleAdded(address.bundle)) }
-                if tableCounts[address.bundle]?[address.localization] == nil {
+                if tableCounts[ExactString(address.bundle)] == nil { appeared.append(.bundleAdded(address.bundle)) }
+                if tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)] == nil {
                     appeared.append(.localizationAdded(bundle: address.bundle, localization: address.localization))
                 }
-                tableCounts[address.bundle, default: [:]][address.localization, default: 0] += 1
+                tableCounts[ExactString(address.bundle), default: [:]][ExactString(address.localization), default: 0] += 1
                 tables.append(.tableChanged(address, diff, deleted: false))
             case (.some, nil):
                 tables.append(.tableChanged(address, diff, deleted: true))
@@ -366,7 +416,7 @@ final class Catalog {
     private func serve(_ table: Table?, at address: TableAddress) {
         let old = if let table { served.updateValue(table, forKey: address) } else { served.removeValue(forKey: address) }
         if old == nil, table != nil {
-            tableCounts[address.bundle, default: [:]][address.localization, default: 0] += 1
+            tableCounts[ExactString(address.bundle), default: [:]][ExactString(address.localization), default: 0] += 1
         } else if old != nil, table == nil {
             _ = uncount(address)
         }
@@ -375,13 +425,13 @@ final class Catalog {
     /// Counts a served table gone; the localization and bundle that went with it.
     private func uncount(_ address: TableAddress) -> [Change] {
         var gone: [Change] = []
-        tableCounts[address.bundle]?[address.localization]! -= 1
-        if tableCounts[address.bundle]?[address.localization] == 0 {
-            tableCounts[address.bundle]?[address.localization] = nil
+        tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)]! -= 1
+        if tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)] == 0 {
+            tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)] = nil
             gone.append(.localizationRemoved(bundle: address.bundle, localization: address.localization))
         }
-        if tableCounts[address.bundle]?.isEmpty == true {
-            tableCounts[address.bundle] = nil
+        if tableCounts[ExactString(address.bundle)]?.isEmpty == true {
+            tableCounts[ExactString(address.bundle)] = nil
             gone.append(.bundleRemoved(address.bundle))
         }
         return gone
@@ -391,12 +441,12 @@ final class Catalog {
     private func compose(_ address: TableAddress) -> Table? {
         let lproj = "\(address.bundle)/\(address.localization).lproj/\(address.table)"
         var layers: [(layer: TableLayers.Layer, table: Table)] = []
-        if case .table(let table)? = files[lproj + ".strings"]?.lastGood { layers.append((.strings, table)) }
-        if fileCounts[.stringsdict, default: 0] > 0, case .table(let table)? = files[lproj + ".stringsdict"]?.lastGood {
+        if case .table(let table)? = files[ExactString(lproj + ".strings")]?.lastGood { layers.append((.strings, table)) }
+        if fileCounts[.stringsdict, default: 0] > 0, case .table(let table)? = files[ExactString(lproj + ".stringsdict")]?.lastGood {
             layers.append((.stringsdict, table))
         }
         if fileCounts[.xcstrings, default: 0] > 0,
-           case .catalog(let catalog)? = files[address.bundle + "/" + address.table + ".xcstrings"]?.lastGood,
+           case .catalog(let catalog)? = files[ExactString(address.bundle + "/" + address.table + ".xcstrings")]?.lastGood,
            let table = catalog.tables[address.localization] {
             layers.append((.catalog, table))
         }

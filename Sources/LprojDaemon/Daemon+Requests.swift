@@ -78,8 +78,8 @@ extension Daemon {
             tables[address.bundle, default: [:]][address.localization, default: [:]][address.table] =
                 TableSummary(name: address.table, entries: table.count, health: .ok)
         }
-        for (path, record) in catalog.files where !record.diagnostics.isEmpty {
-            guard let place = Catalog.classify(path) else { continue }
+        for (file, record) in catalog.files where !record.diagnostics.isEmpty {
+            guard let place = Catalog.classify(file.string) else { continue }
             let errors = record.diagnostics.filter { $0.severity == .error }.count
             let warnings = record.diagnostics.count - errors
             let localizations = place.localization.map { [$0] } ?? record.localizations(at: place)

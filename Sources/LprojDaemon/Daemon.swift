@@ -271,7 +271,7 @@ public final class Daemon {
             if overflowed {
                 counters["overflows", default: 0] += 1
                 log.warning("inotify queue overflowed: rescanning every root")
-                paths = Array(Set(catalog.files.keys).union(catalog.crawl(roots: roots)))
+                paths = Set(catalog.files.keys).union(catalog.crawl(roots: roots).map(ExactString.init)).map(\.string)
             }
             publish(catalog.refresh(paths))
             if overflowed {

@@ -7,4 +7,11 @@ package enum PathBytes {
         var path = path
         return path.withUTF8 { $0.lastIndex(of: byte) }
     }
+
+    /// Whether two strings have the same UTF-8 bytes (`==` on strings also
+    /// equates canonically equivalent ones: two different names on Linux).
+    package static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        var lhs = lhs, rhs = rhs
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in left.elementsEqual(right) } }
+    }
 }

@@ -3,10 +3,10 @@
 /// process so that a hostile file cannot choose keys that all collide.
 ///
 /// Not for anything stored or sent: values differ between processes.
-enum TableHash {
+package enum TableHash {
     /// The hash of `bytes`.
     @inline(__always)
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let count = bytes.count
         var state = seed ^ (UInt64(truncatingIfNeeded: count) &* prime0)
         guard let base = bytes.baseAddress, count > 0 else { return mix(state ^ prime1, prime2) }
@@ -33,6 +33,12 @@ enum TableHash {
         }
         state = mix(a ^ prime1 ^ state, b ^ prime2 ^ state)
         return mix(state ^ prime3, UInt64(truncatingIfNeeded: count) ^ prime1)
+    }
+
+    /// The hash of a string's UTF-8 bytes.
+    package static func hash(_ string: String) -> UInt64 {
+        var string = string
+        return string.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
     }
 
     /// Chosen once per process.

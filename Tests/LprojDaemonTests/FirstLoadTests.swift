@@ -44,4 +44,24 @@ final class FirstLoadTests: XCTestCase {
         XCTAssertEqual(status.tables, snapshot.count)
         XCTAssertEqual(status.counters["parse-failures"], 40)
     }
+
+    /// Linux names are bytes: a directory named with a precomposed "é" and
+    /// one named with "e" + U+0301 are two bundles (Swift's `==` on
+    /// strings would make them one).
+    func testNamesThatDifferOnlyInNormalizationAreDifferentBundles() throws {
+        let daemon = try DaemonProcess()
+        let composed = "Caf\u{E9}", decomposed = "Cafe\u{301}"
+        XCTAssertNotEqual(Array(composed.utf8), Array(decomposed.utf8))
+        try daemon.write("\(composed)/en.lproj/Localizable.strings", "\"title\" = \"composed\";\n")
+        try daemon.write("\(decomposed)/en.lproj/Localizable.strings", "\"title\" = \"decomposed\";\n")
+        try daemon.start()
+        defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        let tables = try connection.send(Snapshot()).tables
+        let byBytes = Dictionary(tables.map { (Array($0.bundle.utf8), $0.entries["title"]?.text) }, uniquingKeysWith: { first, _ in first })
+        XCTAssertEqual(tables.count, 2, "\(tables.map(\.bundle))")
+        XCTAssertEqual(byBytes[Array((daemon.root + "/" + composed).utf8)], "composed")
+        XCTAssertEqual(byBytes[Array((daemon.root + "/" + decomposed).utf8)], "decomposed")
+    }
 }
