@@ -11,27 +11,24 @@ public struct TableAddress: Hashable, Sendable, Comparable {
     public let bundle: String
     public let localization: String
     public let table: String
-    /// Computed once (a fast hash of the three): a catalog of 50,000
-    /// tables hashes addresses on every insert and again when it grows,
-    /// and SipHash over three strings each time showed in the crawl.
-    private let hashCode: UInt64
 
     public init(bundle: String, localization: String, table: String) {
         self.bundle = bundle
         self.localization = localization
         self.table = table
-        hashCode = TableHash.hash(bundle) &+ 31 &* (TableHash.hash(localization) &+ 31 &* TableHash.hash(table))
     }
 
+    /// A fast hash of the bytes (a catalog of 50,000 tables hashes
+    /// addresses on every insert and again when it grows: SipHash over
+    /// three strings each time showed in the crawl).
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(hashCode)
+        hasher.combine(TableHash.hash(bundle) &+ 31 &* (TableHash.hash(localization) &+ 31 &* TableHash.hash(table)))
     }
 
     /// Equal when the bytes are: names that differ only in Unicode
     /// normalization are different directories and files on Linux.
     public static func == (lhs: TableAddress, rhs: TableAddress) -> Bool {
-        lhs.hashCode == rhs.hashCode && PathBytes.equal(lhs.table, rhs.table) && PathBytes.equal(lhs.localization, rhs.localization)
-            && PathBytes.equal(lhs.bundle, rhs.bundle)
+        PathBytes.equal(lhs.table, rhs.table) && PathBytes.equal(lhs.localization, rhs.localization) && PathBytes.equal(lhs.bundle, rhs.bundle)
     }
 
     public static func < (lhs: TableAddress, rhs: TableAddress) -> Bool {
@@ -41,23 +38,20 @@ public struct TableAddress: Hashable, Sendable, Comparable {
 
 /// A path or name as the catalog keys it: compared by its bytes (names
 /// that differ only in Unicode normalization are different files on Linux;
-/// `==` on strings makes them one), hashed once (a table file's path, on
-/// the thread that read the file).
+/// `==` on strings makes them one), hashed with the tables' fast hash.
 struct ExactString: Hashable, Sendable, Comparable {
     let string: String
-    private let hashCode: UInt64
 
     init(_ string: String) {
         self.string = string
-        hashCode = TableHash.hash(string)
     }
 
     func hash(into hasher: inout Hasher) {
-        hasher.combine(hashCode)
+        hasher.combine(TableHash.hash(string))
     }
 
     static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.hashCode == rhs.hashCode && PathBytes.equal(lhs.string, rhs.string)
+        PathBytes.equal(lhs.string, rhs.string)
     }
 
     static func < (lhs: ExactString, rhs: ExactString) -> Bool {
