@@ -204,8 +204,8 @@ final class Catalog {
         // a directory at a time: comparing with the last one is enough).
         var lastBundle = ""
         for path in paths {
-            guard var place = classify(path), !exclusions.excludes(path) else { continue }
-            if PathBytes.equal(place.bundle, lastBundle) { place.bundle = lastBundle } else { lastBundle = place.bundle }
+            guard let place = classify(path, bundleLike: lastBundle), !exclusions.excludes(path) else { continue }
+            lastBundle = place.bundle
             candidates.append((path, place))
         }
         // Runs of one directory: the same bundle (shared string) and localization.
@@ -454,10 +454,16 @@ final class Catalog {
 
     /// Where a path sits, when it is a table file: `B/L.lproj/T.strings|stringsdict` or `B/T.xcstrings`.
     /// Works on the UTF-8 bytes: it runs for every file of every crawl.
-    static func classify(_ path: String) -> Place? {
-        var path = path
+    /// The place's bundle is `bundleLike` itself when it has the same bytes
+    /// (one string shared by a run of paths, not one made per path).
+    static func classify(_ path: String, bundleLike: String = "") -> Place? {
+        var path = path, known = bundleLike
         return path.withUTF8 { bytes -> Place? in
-            func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self) }
+            func text(_ range: Range<Int>) -> String {
+                let slice = UnsafeBufferPointer(rebasing: bytes[range])
+                if range.lowerBound == 0, range.count == known.utf8.count, known.withUTF8({ $0.elementsEqual(slice) }) { return known }
+                return String(decoding: slice, as: UTF8.self)
+            }
             guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")),
                   let dot = bytes[(slash + 1)...].lastIndex(of: UInt8(ascii: ".")), dot != slash + 1,
                   let format = TableFormat(rawValue: text(dot + 1..<bytes.count)) else { return nil }

@@ -244,6 +244,8 @@ public final class WatchedTree {
             inotifytools_cleanup()
             throw fail("cannot find libinotifytools' inotify descriptor in /proc/self/fd (is /proc mounted?)", removing: control)
         }
+        // libinotifytools opens it without close-on-exec.
+        _ = fcntl(found, F_SETFD, FD_CLOEXEC)
         self.roots = roots
         controlDirectory = control
         descriptor = found
