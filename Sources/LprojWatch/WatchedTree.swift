@@ -1,0 +1,430 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CInotifyTools
+import Foundation
+import Synchronization
+
+/// Directory trees watched with inotify through libinotifytools, read by
+/// the one thread that owns it.
+///
+/// - Recursive: directories that appear are watched *and then listed*, so
+///   files created in them before the watch existed are still reported.
+/// - A batch is everything queued up to a moment: the kernel's queue read
+///   until it is empty (or 16,384 events), coalesced. No timers, no
+///   polling: the owner waits on `descriptor` (or in `readBatch(waiting: true)`).
+/// - `signal` drops a named marker file into a private control directory;
+///   inotify keeps one queue per instance, so when the marker comes back in
+///   a batch's `signals`, every change made before it has been read (`sync`).
+/// - libinotifytools keeps global state and is not thread-safe: only one
+///   `WatchedTree` may exist in a process, and one thread at a time uses it
+///   (it may be handed to another with a happens-before, as a thread's
+///   result is).
+public final class WatchedTree {
+    /// Why a tree could not be watched.
+    public struct StartError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// The directories watched, as given.
+    public let roots: [String]
+    /// The private directory its markers go to.
+    public let controlDirectory: String
+    /// The inotify descriptor (readable when events are queued): for the
+    /// owner's `poll` or `epoll`. libinotifytools makes it and manages the
+    /// watches; `readBatch` reads it (the library's own reader keeps what
+    /// it has read in a buffer a poll cannot see).
+    public let descriptor: Int32
+    private let loop: WatchLoop
+    private var closed = false
+    private static let instanceExists = Mutex(false)
+
+    /// Starts watching `roots` (which must be directories). `isIgnored` gets
+    /// file names (not paths) and filters out temporaries; `isExcluded` gets
+    /// the paths of directories below the roots, and an excluded directory is
+    /// neither watched nor walked.
+    ///
+    /// `listed` gets the files already under the roots, a few hundred at a
+    /// time, on this thread while the watches are set up (each directory is
+    /// watched, then listed: a file created meanwhile is listed, reported as
+    /// an event, or both, never missed), so that the caller can read them
+    /// while the walk goes on. All of them have been handed over when `init`
+    /// returns.
+    public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
+                isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
+                listed: ([String]) -> Void = { _ in }) throws(StartError) {
+        let claimed = Self.instanceExists.withLock { exists -> Bool in
+            if exists { return false }
+            exists = true
+            return true
+        }
+        guard claimed else { throw StartError(description: "only one watcher may run in a process (libinotifytools keeps global state)") }
+        func fail(_ message: String, removing control: String? = nil) -> StartError {
+            if let control { rmdir(control) }
+            Self.instanceExists.withLock { $0 = false }
+            return StartError(description: message)
+        }
+        for root in roots {
+            var info = stat()
+            guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw fail("\(root): not a directory") }
+        }
+        let parent = Self.controlParent(environment: ProcessInfo.processInfo.environment)
+        Self.removeStaleControlDirectories(in: parent)
+        var template = Array(parent.utf8CString.dropLast()) + Array("/lprojd-watch-\(getpid())-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else {
+            throw fail("cannot create the watcher's control directory: \(String(cString: strerror(errno)))")
+        }
+        let control = String(cString: made)
+        guard inotifytools_initialize() != 0 else {
+            throw fail("cannot start inotify: \(String(cString: strerror(inotifytools_error())))", removing: control)
+        }
+        guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else {
+            let reason = String(cString: strerror(inotifytools_error()))
+            inotifytools_cleanup()
+            throw fail("cannot watch the control directory \(control): \(reason)", removing: control)
+        }
+        let controlWatch = inotifytools_wd_from_filename(control + "/")
+        guard let found = Self.inotifyDescriptor(watching: control, as: controlWatch) else {
+            inotifytools_cleanup()
+            throw fail("cannot find libinotifytools' inotify descriptor in /proc/self/fd (is /proc mounted?)", removing: control)
+        }
+        // libinotifytools opens it without close-on-exec.
+        _ = fcntl(found, F_SETFD, FD_CLOEXEC)
+        self.roots = roots
+        controlDirectory = control
+        descriptor = found
+        loop = WatchLoop(roots: roots, control: control, descriptor: found, controlDescriptor: controlWatch, isIgnored: isIgnored,
+                         isExcluded: isExcluded)
+        withoutActuallyEscaping(listed) { listed in
+            for root in loop.roots { _ = loop.watchTree(root, listing: listed) }
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// How many directories are watched.
+    public var watchCount: Int { loop.watchCount }
+
+    /// Reads the events queued up to now, as one batch: nil when none is
+    /// queued (without `waiting`), or when inotify fails. With `waiting`,
+    /// sleeps until there is one. Nothing read is kept back: when the batch
+    /// is returned, `descriptor` is readable again exactly if more came.
+    public func readBatch(waiting: Bool) -> WatchBatch? {
+        guard !closed else { return nil }
+        return loop.readBatch(waiting: waiting)
+    }
+
+    /// Drops the control marker `name` into `control`; it comes back in the
+    /// `signals` of a batch once every earlier event has been read. Any
+    /// thread may call it (it creates a file; it does not call libinotifytools).
+    public static func signal(_ name: String, in control: String) {
+        WatchLoop.touch(control + "/" + name)
+    }
+
+    /// Releases inotify and removes the control directory. Idempotent.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        inotifytools_cleanup()
+        DirectoryListing.forEachEntry(of: controlDirectory) { _, marker, _ in unlink(marker) }
+        rmdir(controlDirectory)
+        Self.instanceExists.withLock { $0 = false }
+    }
+
+    /// Where the private control directory goes: the first writable
+    /// directory of `$RUNTIME_DIRECTORY` (systemd's `RuntimeDirectory=`),
+    /// `$XDG_RUNTIME_DIR`, `/dev/shm`, `$TMPDIR`, `/tmp`. Memory-backed
+    /// ones come first: a marker is created and removed for every batch,
+    /// and on a disk filesystem each is journal work beside the user's saves.
+    public static func controlParent(environment: [String: String]) -> String {
+        let candidates = [environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) },
+                          environment["XDG_RUNTIME_DIR"], "/dev/shm", environment["TMPDIR"], "/tmp"]
+        for case let candidate? in candidates where !candidate.isEmpty {
+            var info = stat()
+            if stat(candidate, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR, access(candidate, W_OK | X_OK) == 0 { return candidate }
+        }
+        return "/tmp"
+    }
+
+    /// Removes the control directories (`lprojd-watch-<pid>-…`, ours) that
+    /// processes which no longer run left in `parent`: a daemon killed with
+    /// SIGKILL cannot remove its own.
+    public static func removeStaleControlDirectories(in parent: String) {
+        DirectoryListing.forEachEntry(of: parent) { name, path, kind in
+            guard kind == .directory, name.hasPrefix("lprojd-watch-") else { return }
+            let fields = name.dropFirst("lprojd-watch-".count).split(separator: "-", maxSplits: 1)
+            guard fields.count == 2, let pid = Int32(fields[0]), pid > 0 else { return }
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_uid == getuid() else { return }
+            guard kill(pid, 0) != 0, errno == ESRCH else { return }
+            DirectoryListing.forEachEntry(of: path) { _, marker, _ in unlink(marker) }
+            rmdir(path)
+        }
+    }
+
+    /// libinotifytools does not say which descriptor it reads: the inotify
+    /// descriptor of this process whose watch `watch` is on the control
+    /// directory's inode (as `/proc/self/fdinfo` lists its watches).
+    private static func inotifyDescriptor(watching control: String, as watch: Int32) -> Int32? {
+        var info = stat()
+        guard watch >= 0, stat(control, &info) == 0 else { return nil }
+        let wanted = "inotify wd:\(String(watch, radix: 16)) ino:\(String(info.st_ino, radix: 16)) "
+        var found: Int32?
+        DirectoryListing.forEachLink(of: "/proc/self/fd") { name, target in
+            guard found == nil, target == "anon_inode:inotify", let number = Int32(name),
+                  let details = try? String(contentsOfFile: "/proc/self/fdinfo/\(name)", encoding: .utf8) else { return }
+            if details.split(separator: "\n").contains(where: { $0.hasPrefix(wanted) }) { found = number }
+        }
+        return found
+    }
+}
+
+/// The reading and walking of a `WatchedTree`, on its owner's thread: the only code that calls libinotifytools.
+private final class WatchLoop {
+    static let mask: Int32 = Int32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+    /// At most this many raw events in one batch (the kernel's default queue length).
+    static let batchLimit = 16384
+
+    let roots: [String]
+    let control: String
+    let isIgnored: (String) -> Bool
+    let isExcluded: (String) -> Bool
+    /// Watched directories, with a trailing slash as libinotifytools names them.
+    var watched = Set<String>()
+    let controlDescriptor: Int32
+    /// Roots that are gone, by the parent watched to see them return.
+    var missingRoots: [String: String] = [:]
+
+    /// The inotify descriptor, read here (libinotifytools only manages the watches).
+    let descriptor: Int32
+    /// Room for at least one event with the longest name.
+    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+
+    init(roots: [String], control: String, descriptor: Int32, controlDescriptor: Int32, isIgnored: @escaping (String) -> Bool,
+         isExcluded: @escaping (String) -> Bool) {
+        self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
+        self.descriptor = descriptor
+        self.control = control
+        self.controlDescriptor = controlDescriptor
+        self.isIgnored = isIgnored
+        self.isExcluded = isExcluded
+    }
+
+    var watchCount: Int { watched.count }
+
+    func readBatch(waiting: Bool) -> WatchBatch? {
+        var raw: [RawEvent] = []
+        repeat {
+            guard read(into: &raw, waitingMilliseconds: waiting ? -1 : 0) else { return nil }
+        } while waiting && raw.isEmpty
+        guard !raw.isEmpty else { return nil }
+        // Everything queued by now, in as many reads as it takes (bounded:
+        // a writer faster than us must not keep the batch open for ever).
+        while raw.count < Self.batchLimit {
+            let before = raw.count
+            guard read(into: &raw, waitingMilliseconds: 0), raw.count > before else { break }
+        }
+        var events: [FileEvent] = []
+        var signals: [String] = []
+        var overflowed = false
+        for event in raw {
+            if event.descriptor == controlDescriptor {
+                if !event.name.isEmpty {
+                    signals.append(event.name)
+                    unlink(control + "/" + event.name)
+                }
+                continue
+            }
+            if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true }
+            translate(event, into: &events)
+        }
+        return WatchBatch(events: Self.coalesce(events), signals: signals, overflowed: overflowed)
+    }
+
+    /// One inotify event, as read.
+    struct RawEvent {
+        var descriptor: Int32
+        var mask: UInt32
+        var name: String
+    }
+
+    /// Reads what the kernel has queued (waiting up to `waitingMilliseconds`,
+    /// -1 for ever, for something to be there) and appends it to `raw`.
+    /// False when inotify fails. (Read here, not through libinotifytools:
+    /// its reader keeps events it has read in a buffer of its own, where a
+    /// poll of the descriptor cannot see them.)
+    private func read(into raw: inout [RawEvent], waitingMilliseconds: Int32) -> Bool {
+        var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while true {
+            let count = poll(&ready, 1, waitingMilliseconds)
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { return false }
+            if count == 0 { return true }
+            break
+        }
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+        if count < 0 { return errno == EAGAIN || errno == EINTR }
+        guard count > 0 else { return false }
+        buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            let header = MemoryLayout<inotify_event>.size
+            while offset + header <= count {
+                let event = bytes.loadUnaligned(fromByteOffset: offset, as: inotify_event.self)
+                let nameBytes = bytes[(offset + header)..<min(count, offset + header + Int(event.len))]
+                // The name is padded with NULs to an aligned length.
+                let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                raw.append(RawEvent(descriptor: event.wd, mask: event.mask, name: name))
+                offset += header + Int(event.len)
+            }
+        }
+        return true
+    }
+
+    private func translate(_ event: RawEvent, into events: inout [FileEvent]) {
+        if event.mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            events.append(.overflow)
+            for root in roots { _ = watchTree(root) }   // pick up directories whose creation was lost
+            return
+        }
+        guard let directoryName = inotifytools_filename_from_wd(event.descriptor).map({ String(cString: $0) }) else { return }
+        let directory = directoryName.hasSuffix("/") ? String(directoryName.dropLast()) : directoryName
+        if let root = missingRoots.first(where: { $0.value == directory })?.key, !event.name.isEmpty,
+           root == directory + "/" + event.name, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+            // A root came back.
+            missingRoots[root] = nil
+            releaseParentWatch(directory)
+            events += watchTree(root)
+            return
+        }
+        if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0, event.name.isEmpty {
+            if roots.contains(directory) {
+                rootGone(directory, movedAway: event.mask & UInt32(IN_MOVE_SELF) != 0, into: &events)
+            }
+            return
+        }
+        guard !event.name.isEmpty else { return }
+        let path = directory + "/" + event.name
+        if event.mask & UInt32(IN_ISDIR) != 0 {
+            if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                if !isExcluded(path) { events += watchTree(path) }
+            } else if event.mask & UInt32(IN_MOVED_FROM) != 0 {
+                unwatchTree(path, removingFromKernel: true)
+                events.append(.directoryGone(path))
+            } else if event.mask & UInt32(IN_DELETE) != 0 {
+                // The kernel dropped those watches itself when the directories went.
+                unwatchTree(path, removingFromKernel: false)
+                events.append(.directoryGone(path))
+            }
+            return
+        }
+        guard !isIgnored(event.name) else { return }
+        if event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
+            events.append(.written(path))
+        } else if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+            events.append(.removed(path))
+        }
+    }
+
+    /// Watches `path` and every directory under it, then lists them: events
+    /// for the directory and for each file already there — or, with
+    /// `listing`, the files go there instead, a few hundred at a time.
+    func watchTree(_ path: String, listing: (([String]) -> Void)? = nil) -> [FileEvent] {
+        var events: [FileEvent] = []
+        var files: [String] = []
+        var pending = [path]
+        defer { if let listing, !files.isEmpty { listing(files) } }
+        while let directory = pending.popLast() {
+            if let listing, files.count >= 256 {
+                listing(files)
+                files.removeAll(keepingCapacity: true)
+            }
+            let key = directory + "/"
+            if !watched.contains(key) {
+                // Watch first, then list: nothing created in between is missed.
+                guard inotifytools_watch_file(directory, Self.mask) != 0 else { continue }
+                watched.insert(key)
+                events.append(.directoryAppeared(directory))
+            }
+            DirectoryListing.forEachEntry(of: directory) { name, child, kind in
+                switch kind {
+                case .directory: if !isExcluded(child) { pending.append(child) }
+                case .file:
+                    guard !isIgnored(name) else { return }
+                    if listing != nil { files.append(child) } else { events.append(.written(child)) }
+                }
+            }
+        }
+        return events
+    }
+
+    /// Forgets the watches on `path` and below; a directory moved away still
+    /// has kernel watches, which are removed.
+    private func unwatchTree(_ path: String, removingFromKernel: Bool) {
+        let prefix = path + "/"
+        for key in watched where key.hasPrefix(prefix) {
+            if removingFromKernel { inotifytools_remove_watch_by_filename(key) }
+            watched.remove(key)
+        }
+    }
+
+    /// Stops watching a root's parent once no missing root needs it (unless
+    /// it is itself a watched directory).
+    private func releaseParentWatch(_ directory: String) {
+        let key = directory + "/"
+        guard !watched.contains(key), !missingRoots.values.contains(directory) else { return }
+        inotifytools_remove_watch_by_filename(key)
+    }
+
+    /// A root went away: forget its watches and watch its nearest existing
+    /// ancestor for its return.
+    private func rootGone(_ root: String, movedAway: Bool, into events: inout [FileEvent]) {
+        // A moved tree keeps its kernel watches (they would follow it); a deleted one has none left.
+        unwatchTree(root, removingFromKernel: movedAway)
+        events.append(.directoryGone(root))
+        var ancestor = (root as NSString).deletingLastPathComponent
+        while !ancestor.isEmpty, access(ancestor, F_OK) != 0 { ancestor = (ancestor as NSString).deletingLastPathComponent }
+        // Only the direct parent is watched for the name; a deeper loss waits for an overflow rescan.
+        let parent = (root as NSString).deletingLastPathComponent
+        if ancestor == parent, !watched.contains(parent + "/") {
+            _ = inotifytools_watch_file(parent, Int32(IN_CREATE | IN_MOVED_TO))
+        }
+        missingRoots[root] = parent
+    }
+
+    /// Later events about a path replace earlier ones within a batch, except
+    /// that directory events and overflow are kept in order.
+    static func coalesce(_ events: [FileEvent]) -> [FileEvent] {
+        var lastIndex: [String: Int] = [:]
+        for (index, event) in events.enumerated() {
+            switch event {
+            case .written(let path), .removed(let path): lastIndex[path] = index
+            default: break
+            }
+        }
+        var result: [FileEvent] = []
+        for (index, event) in events.enumerated() {
+            switch event {
+            case .written(let path), .removed(let path):
+                if lastIndex[path] == index { result.append(event) }
+            case .overflow:
+                if !result.contains(.overflow) { result.append(event) }
+            default:
+                result.append(event)
+            }
+        }
+        return result
+    }
+
+    /// Creates an empty file (a control marker).
+    static func touch(_ path: String) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { close(descriptor) }
+    }
+}
+
+extension Watcher {
+    /// Exposed for tests: the coalescing of one batch.
+    static func coalesce(_ events: [FileEvent]) -> [FileEvent] { WatchLoop.coalesce(events) }
+}
