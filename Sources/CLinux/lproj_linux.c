@@ -59,14 +59,18 @@ void lproj_release_free_memory(void) { malloc_trim(0); }
 
 /* glibc grows a thread's arena (not the main one) page by page, one
    mprotect each, without M_TOP_PAD; an arena once grown keeps its
-   protection when trimmed. Allocating `bytes` in 64 KiB chunks and freeing
-   them grows it once; the frees trim it, so the memory is not kept. */
+   protection when trimmed. Allocating `bytes` in chunks and freeing them
+   grows it once; the last free trims it, so the memory is not kept. */
 void lproj_prepare_thread_heap(size_t bytes) {
-    enum { chunk = 64 << 10 };
+    /* Below the mmap threshold (128 KiB), so that the arena serves them. */
+    enum { chunk = 120 << 10 };
     size_t count = bytes / chunk;
     void **chunks = malloc(count * sizeof(void *));
     if (chunks == NULL) return;
     for (size_t index = 0; index < count; index++) chunks[index] = malloc(chunk);
-    for (size_t index = count; index > 0; index--) free(chunks[index - 1]);
+    /* Lowest first: each joins the free space below the next, and only the
+       last reaches the top of the heap, where one trim gives it all back
+       (top first, every free trimmed: one madvise each). */
+    for (size_t index = 0; index < count; index++) free(chunks[index]);
     free(chunks);
 }
