@@ -259,22 +259,21 @@ public final class Daemon {
             let received = ContinuousClock.now
             defer { log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)") }
             var paths: [String] = []
-            var overflowed = false
             for event in batch.events {
                 switch event {
                 case .written(let path), .removed(let path): paths.append(path)
                 case .directoryGone(let path): paths += catalog.files(under: path)
                 case .directoryAppeared: break   // its files follow as `written`
-                case .overflow: overflowed = true
+                case .overflow: break            // `batch.overflowed`: below
                 }
             }
-            if overflowed {
+            if batch.overflowed {
                 counters["overflows", default: 0] += 1
                 log.warning("inotify queue overflowed: rescanning every root")
                 paths = Set(catalog.files.keys).union(catalog.crawl(roots: roots).map(ExactString.init)).map(\.string)
             }
             publish(catalog.refresh(paths))
-            if overflowed {
+            if batch.overflowed {
                 counters["resyncs", default: 0] += 1
                 publish(scope: .everyone) { Resync(reason: .overflow, clock: $0) }
             }
