@@ -351,9 +351,7 @@ final class Catalog {
     /// Opens the directory a path is in (-1 when it cannot).
     private static func openDirectory(of path: String) -> Int32 {
         guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { return -1 }
-        var directory = Array(path.utf8.prefix(slash))
-        directory.append(0)
-        return directory.withUnsafeBufferPointer { open(UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        return open(String(Substring(path.utf8.prefix(slash))), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
 
     /// The table files known under `directory` (for a directory that went away).

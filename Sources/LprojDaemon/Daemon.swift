@@ -7,7 +7,6 @@ import Foundation
 import LprojProtocol
 import LprojTables
 import LprojWatch
-import Synchronization
 
 /// lprojd's event loop: one thread owns the catalog, the connections, the
 /// subscriptions, the history, the selections and the watched tree — no

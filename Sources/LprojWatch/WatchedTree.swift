@@ -136,7 +136,7 @@ public final class WatchedTree {
     /// Where the private control directory goes: the first writable
     /// directory of `$RUNTIME_DIRECTORY` (systemd's `RuntimeDirectory=`),
     /// `$XDG_RUNTIME_DIR`, `/dev/shm`, `$TMPDIR`, `/tmp`. Memory-backed
-    /// ones come first: a marker is created and removed for every batch,
+    /// ones come first: a marker is created and removed for every `sync`,
     /// and on a disk filesystem each is journal work beside the user's saves.
     public static func controlParent(environment: [String: String]) -> String {
         let candidates = [environment["RUNTIME_DIRECTORY"].flatMap { $0.split(separator: ":").first.map(String.init) },
