@@ -22,7 +22,16 @@ public struct TableAddress: Hashable, Sendable, Comparable {
     /// addresses on every insert and again when it grows: SipHash over
     /// three strings each time showed in the crawl).
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(TableHash.hash(bundle) &+ 31 &* (TableHash.hash(localization) &+ 31 &* TableHash.hash(table)))
+        hasher.combine(bytesHash)
+    }
+
+    /// What dictionaries and sets use (`Hasher` left out, see `TableHash.rawHashValue`).
+    public func _rawHashValue(seed: Int) -> Int {
+        TableHash.rawHashValue(bytesHash, seed: seed)
+    }
+
+    private var bytesHash: UInt64 {
+        TableHash.hash(bundle) &+ 31 &* (TableHash.hash(localization) &+ 31 &* TableHash.hash(table))
     }
 
     /// Equal when the bytes are: names that differ only in Unicode
@@ -48,6 +57,11 @@ struct ExactString: Hashable, Sendable, Comparable {
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(TableHash.hash(string))
+    }
+
+    /// What dictionaries and sets use (`Hasher` left out, see `TableHash.rawHashValue`).
+    func _rawHashValue(seed: Int) -> Int {
+        TableHash.rawHashValue(TableHash.hash(string), seed: seed)
     }
 
     static func == (lhs: ExactString, rhs: ExactString) -> Bool {
@@ -133,7 +147,7 @@ final class Catalog {
     let exclusions: Exclusions
     /// How many `.stringsdict` and `.xcstrings` files are known: while there
     /// are none, composing a table looks up its `.strings` file alone.
-    private var fileCounts: [TableFormat: Int] = [:]
+    private var fileCounts = FormatCounts()
     /// Counters for `status`.
     private(set) var filesParsed: UInt64 = 0
     private(set) var parseFailures: UInt64 = 0
@@ -219,8 +233,7 @@ final class Catalog {
                 runs.append(index..<index + 1)
             }
         }
-        let reads = read(candidates.map(\.path), runs: runs, limits: limits, inParallel: inParallel, listed: listed)
-        return zip(candidates, reads).map { Loaded(path: ExactString($0.path), place: $0.place, outcome: $1) }
+        return read(candidates, runs: runs, limits: limits, inParallel: inParallel, listed: listed)
     }
 
     /// Takes in what `load` read and returns what changed for subscribers,
@@ -236,14 +249,14 @@ final class Catalog {
             let path = key.string
             if case .failure = outcome, !exists(path) {
                 if let old = files.removeValue(forKey: key) {
-                    fileCounts[place.format, default: 0] -= 1
+                    fileCounts[place.format] -= 1
                     for address in old.addresses(at: place) { affected[address] = .compose }
                 }
                 continue
             }
             // One lookup: the record is changed where it is stored.
             let (before, record) = files[key, default: .placeholder].update(with: outcome, path: path)
-            if before == nil { fileCounts[place.format, default: 0] += 1 }
+            if before == nil { fileCounts[place.format] += 1 }
             if case .success = outcome { filesParsed += 1 }
             if record.isInvalid {
                 parseFailures += 1
@@ -256,7 +269,7 @@ final class Catalog {
             let newAddresses = record.addresses(at: place)
             for address in oldAddresses { affected[address] = .compose }
             // A `.strings` file where no other kind of table file is known serves its table as it is.
-            if place.format == .strings, fileCounts[.stringsdict, default: 0] == 0, fileCounts[.xcstrings, default: 0] == 0,
+            if place.format == .strings, fileCounts[.stringsdict] == 0, fileCounts[.xcstrings] == 0,
                let address = newAddresses.first, case .table(let table)? = record.lastGood {
                 // Nobody listens yet: served at once (an address composed later in the batch is composed from the files).
                 if reporting { affected[address] = .known(table) } else { serve(table, at: address) }
@@ -277,41 +290,35 @@ final class Catalog {
     }
 
     /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
-    private static func read(_ paths: [String], runs: [Range<Int>], limits: TableLimits, inParallel: Bool,
-                             listed: Bool) -> [Result<TableFile, TableReadError>] {
-        var reader = TableFileReader(limits: limits)
-        guard paths.count > 1 else { return Self.readRun(paths[...], with: &reader, listed: listed) }
-        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result<TableFile, TableReadError>>.allocate(capacity: paths.count)
-        defer { results.deallocate() }
-        // Paths come a directory at a time (as listed): each run of one
-        // directory is read by one worker. (`warmUp` has run: see there.)
-        @Sendable func readRun(_ run: Int, with reader: inout TableFileReader) {
-            let range = runs[run]
-            for (index, result) in zip(range, Self.readRun(paths[range], with: &reader, listed: listed)) {
-                (results.baseAddress! + index).initialize(to: result)
+    private static func read(_ candidates: [(path: String, place: Place)], runs: [Range<Int>], limits: TableLimits, inParallel: Bool,
+                             listed: Bool) -> [Loaded] {
+        // Each result is made where it is stored: nothing is copied (and retained) after.
+        Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
+            nonisolated(unsafe) let results = results
+            // Paths come a directory at a time (as listed): each run of one
+            // directory is read by one worker. (`warmUp` has run: see there.)
+            @Sendable func readRun(_ run: Int, with reader: inout TableFileReader) {
+                let range = runs[run]
+                let directory = range.count > 1 ? openDirectory(of: candidates[range.lowerBound].path) : -1
+                defer { if directory >= 0 { close(directory) } }
+                for index in range {
+                    let (path, place) = candidates[index]
+                    let outcome = Result { () throws(TableReadError) in
+                        try reader.read(path: path, directory: directory >= 0 ? directory : nil, listedAsRegular: listed)
+                    }
+                    (results.baseAddress! + index).initialize(to: Loaded(path: ExactString(path), place: place, outcome: outcome))
+                }
             }
-        }
-        if inParallel && paths.count >= 64 {
-            DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+            if inParallel && candidates.count >= 64 {
+                DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+                    var reader = TableFileReader(limits: limits)
+                    readRun(run, with: &reader)
+                }
+            } else {
                 var reader = TableFileReader(limits: limits)
-                readRun(run, with: &reader)
+                for run in runs.indices { readRun(run, with: &reader) }
             }
-        } else {
-            for run in runs.indices { readRun(run, with: &reader) }
-        }
-        let array = Array(results)
-        _ = results.deinitialize()
-        return array
-    }
-
-    /// Reads files of one directory, opened relative to it.
-    private static func readRun(_ paths: ArraySlice<String>, with reader: inout TableFileReader, listed: Bool) -> [Result<TableFile, TableReadError>] {
-        let directory = paths.count > 1 ? openDirectory(of: paths.first!) : -1
-        defer { if directory >= 0 { close(directory) } }
-        return paths.map { path -> Result<TableFile, TableReadError> in
-            Result { () throws(TableReadError) in
-                try reader.read(path: path, directory: directory >= 0 ? directory : nil, listedAsRegular: listed)
-            }
+            initialized = candidates.count
         }
     }
 
@@ -434,10 +441,10 @@ final class Catalog {
         let lproj = "\(address.bundle)/\(address.localization).lproj/\(address.table)"
         var layers: [(layer: TableLayers.Layer, table: Table)] = []
         if case .table(let table)? = files[ExactString(lproj + ".strings")]?.lastGood { layers.append((.strings, table)) }
-        if fileCounts[.stringsdict, default: 0] > 0, case .table(let table)? = files[ExactString(lproj + ".stringsdict")]?.lastGood {
+        if fileCounts[.stringsdict] > 0, case .table(let table)? = files[ExactString(lproj + ".stringsdict")]?.lastGood {
             layers.append((.stringsdict, table))
         }
-        if fileCounts[.xcstrings, default: 0] > 0,
+        if fileCounts[.xcstrings] > 0,
            case .catalog(let catalog)? = files[ExactString(address.bundle + "/" + address.table + ".xcstrings")]?.lastGood,
            let table = catalog.tables[address.localization] {
             layers.append((.catalog, table))
@@ -472,6 +479,30 @@ final class Catalog {
                   let parentSlash = bytes[..<(slash - suffix.count)].lastIndex(of: UInt8(ascii: "/")),
                   parentSlash + 1 < slash - suffix.count else { return nil }
             return (format, text(0..<parentSlash), text(parentSlash + 1..<slash - suffix.count), table)
+        }
+    }
+}
+
+/// A count per table format (consulted for every file the catalog takes in: no hashing).
+private struct FormatCounts {
+    private var strings = 0
+    private var stringsDict = 0
+    private var catalogs = 0
+
+    subscript(format: TableFormat) -> Int {
+        get {
+            switch format {
+            case .strings: strings
+            case .stringsdict: stringsDict
+            case .xcstrings: catalogs
+            }
+        }
+        set {
+            switch format {
+            case .strings: strings = newValue
+            case .stringsdict: stringsDict = newValue
+            case .xcstrings: catalogs = newValue
+            }
         }
     }
 }

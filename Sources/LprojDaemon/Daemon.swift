@@ -102,31 +102,19 @@ public final class Daemon {
         // while the walk goes on.
         let startedWatching = ContinuousClock.now
         Catalog.warmUp()
-        let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions)
-        let started = Handoff<Result<WatchedTree, WatchedTree.StartError>>()
-        let roots = canonical
-        // The walk on a thread of its own (that ends with it), so that this
-        // one can take in batches meanwhile; then the tree is this thread's.
-        Thread {
-            do throws(WatchedTree.StartError) {
-                started.put(.success(try WatchedTree(roots: roots, isExcluded: { exclusions.excludes($0) }, listed: { firstLoad.read($0) })))
-            } catch {
-                started.put(.failure(error))
-            }
-            firstLoad.walkFinished()
-        }.start()
-        // This thread takes in each batch as it is read (nobody listens yet: state only).
-        var loaded = 0
-        while let batch = firstLoad.next() {
-            // The walk runs ahead of the reading: room for what it found so
-            // far saves growing the catalog's tables step by step.
-            catalog.reserveCapacity(files: firstLoad.tableFilesListed)
-            _ = catalog.apply(batch, reporting: false)
-            loaded += batch.count
+        let firstLoad = FirstLoad(into: catalog, exclusions: exclusions)
+        let walked: Result<WatchedTree, WatchedTree.StartError>
+        do throws(WatchedTree.StartError) {
+            walked = .success(try WatchedTree(roots: canonical, isExcluded: { exclusions.excludes($0) }, listed: { firstLoad.read($0) }))
+        } catch {
+            walked = .failure(error)
         }
-        switch started.take()! {
-        case .success(let started):
-            tree = started
+        firstLoad.walkFinished()
+        // The workers take what they read into the catalog; it is this thread's again after `finish`.
+        let loaded = firstLoad.finish()
+        switch walked {
+        case .success(let walked):
+            tree = walked
         case .failure(let error):
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
@@ -136,8 +124,11 @@ public final class Daemon {
         lproj_release_free_memory()
         log.debug("start: \(loaded) files read and applied after \(applied - startedWatching), "
                   + "memory returned after \(ContinuousClock.now - startedWatching)")
-        for (_, record) in catalog.files where record.isInvalid {
-            for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
+        // (Every file's record is walked only when a parse failed: 15 ms for 50,000 files.)
+        if catalog.parseFailures > 0 {
+            for (_, record) in catalog.files where record.isInvalid {
+                for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
+            }
         }
         log.info("watching \(canonical.joined(separator: ", ")): \(catalog.bundles.count) bundles, \(catalog.served.count) tables, "
                  + "\(tree?.watchCount ?? 0) directories; listening on \(listener.path)")
@@ -472,22 +463,3 @@ private let interestOut = UInt32(LPROJ_POLL_OUT)
 private let interestError = UInt32(LPROJ_POLL_ERR)
 private let interestHangUp = UInt32(LPROJ_POLL_HUP)
 let interestPeerClosed = UInt32(LPROJ_POLL_RDHUP)
-
-/// Hands a value from the thread that made it to the one that uses it next
-/// (the watched tree, from the walk's thread to the loop's): the maker never
-/// touches it after `put`. Not for sharing.
-private final class Handoff<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value?
-
-    func put(_ value: Value) {
-        lock.withLock { self.value = value }
-    }
-
-    func take() -> Value? {
-        lock.withLock {
-            defer { value = nil }
-            return value
-        }
-    }
-}

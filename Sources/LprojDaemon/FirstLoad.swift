@@ -8,33 +8,39 @@ import LprojTables
 import Synchronization
 
 /// The first load, overlapped with the walk that sets up the watches: each
-/// batch of files the watcher lists is read and parsed by a worker thread
-/// at once, and the daemon's thread takes each batch in as it is ready,
-/// while the walk and the reading go on.
+/// batch of files the walk lists is read and parsed by a worker thread at
+/// once, and taken into the catalog by the same thread, while the walk and
+/// the reading go on.
 ///
-/// The workers are threads of its own that end with the load (pooled
-/// threads would linger and wake an idle daemon when they are reaped).
+/// The catalog is the first load's until `finish` returns: the workers take
+/// their batches in one at a time (under a lock), so the tables go into the
+/// catalog from the thread that made them (no other core touches every new
+/// table once more). The workers are threads of its own that end with the
+/// load (pooled threads would linger and wake an idle daemon when reaped).
 final class FirstLoad: Sendable {
     private struct State {
         var pending: [[String]] = []
-        var ready: [[Catalog.Loaded]] = []
         var reading = 0
         var walked = false
         var tableFiles = 0
     }
 
-    private let limits: TableLimits
     private let exclusions: Exclusions
     private let state = Mutex(State())
+    /// Guards `catalog` while the load has it; counts the files taken in.
+    private let applying = Mutex(0)
+    /// Lent by the caller until `finish`; used only under `applying`.
+    private nonisolated(unsafe) let catalog: Catalog
     /// Signalled for each batch listed, and once per worker when the walk is over.
     private let work = DispatchSemaphore(value: 0)
-    /// Signalled when a batch has been read, and when the walk is over.
+    /// Signalled when a batch has been taken in, and when the walk is over.
     private let progress = DispatchSemaphore(value: 0)
     private let workers: Int
 
-    /// Starts one worker per processor.
-    init(limits: TableLimits, exclusions: Exclusions) {
-        self.limits = limits
+    /// Starts one worker per processor, loading into `catalog` (which the
+    /// caller must not touch until `finish` returns).
+    init(into catalog: Catalog, exclusions: Exclusions) {
+        self.catalog = catalog
         self.exclusions = exclusions
         workers = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         for number in 0..<workers {
@@ -62,21 +68,12 @@ final class FirstLoad: Sendable {
         progress.signal()
     }
 
-    /// How many of the files listed so far are table files (by their names).
-    var tableFilesListed: Int { state.withLock { $0.tableFiles } }
-
-    /// The next batch read (waiting for one), or nil once the walk is over
-    /// and every batch has been taken.
-    func next() -> [Catalog.Loaded]? {
-        while true {
-            let (batch, finished) = state.withLock { state -> ([Catalog.Loaded]?, Bool) in
-                if !state.ready.isEmpty { return (state.ready.removeFirst(), false) }
-                return (nil, state.walked && state.reading == 0)
-            }
-            if let batch { return batch }
-            if finished { return nil }
-            progress.wait()
-        }
+    /// Waits until the walk is over and every file listed is in the
+    /// catalog; returns how many files were taken in. The catalog is the
+    /// caller's again.
+    func finish() -> Int {
+        while !state.withLock({ $0.walked && $0.reading == 0 }) { progress.wait() }
+        return applying.withLock { $0 }
     }
 
     private func readUntilWalked() {
@@ -84,22 +81,46 @@ final class FirstLoad: Sendable {
         // page at a time, that is one mprotect per page (17,000 for 50,000
         // small tables). Grow it once, up front (the pages go back at once).
         lproj_prepare_thread_heap(32 << 20)
+        let limits = applying.withLock { _ in catalog.limits }
+        // Batches read but not yet taken in. They are taken in once the
+        // walk is over (room for every file listed is made at once: the
+        // catalog never grows step by step) and then whenever the catalog
+        // is free: a worker that finds it busy reads on and takes them in
+        // later (it never waits on it while there is reading to do).
+        var unapplied: [[Catalog.Loaded]] = []
         while true {
             work.wait()
-            let (paths, finished) = state.withLock { state -> ([String]?, Bool) in
-                if !state.pending.isEmpty { return (state.pending.removeFirst(), false) }
+            let (paths, walked) = state.withLock { state -> ([String]?, Bool) in
+                if !state.pending.isEmpty { return (state.pending.removeFirst(), state.walked) }
                 return (nil, state.walked)
             }
             if let paths {
-                let batch = Catalog.load(paths, limits: limits, exclusions: exclusions, inParallel: false, listed: true)
-                state.withLock {
-                    $0.ready.append(batch)
-                    $0.reading -= 1
-                }
-                progress.signal()
-            } else if finished {
+                unapplied.append(Catalog.load(paths, limits: limits, exclusions: exclusions, inParallel: false, listed: true))
+                if walked, let taken = applying.withLockIfAvailable({ apply(&unapplied, counting: &$0) }) { done(taken) }
+            } else if walked {
+                done(applying.withLock { apply(&unapplied, counting: &$0) })
                 return
             }
         }
+    }
+
+    /// Takes `batches` into the catalog (with `applying` held); returns how many batches.
+    private func apply(_ batches: inout [[Catalog.Loaded]], counting count: inout Int) -> Int {
+        catalog.reserveCapacity(files: state.withLock { $0.tableFiles })
+        let taken = batches.count
+        for batch in batches {
+            // Nobody listens yet: the state only.
+            _ = catalog.apply(batch, reporting: false)
+            count += batch.count
+        }
+        batches.removeAll()
+        return taken
+    }
+
+    /// Says that `batches` batches are in the catalog.
+    private func done(_ batches: Int) {
+        guard batches > 0 else { return }
+        state.withLock { $0.reading -= batches }
+        progress.signal()
     }
 }

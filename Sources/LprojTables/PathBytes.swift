@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Path arithmetic on a path's UTF-8 bytes, for code that runs once per
 /// file of a crawl (a `String.UTF8View` walked backwards is several times
 /// slower than the bytes themselves).
@@ -10,8 +14,16 @@ package enum PathBytes {
 
     /// Whether two strings have the same UTF-8 bytes (`==` on strings also
     /// equates canonically equivalent ones: two different names on Linux).
+    @inline(__always)
     package static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        var lhs = lhs, rhs = rhs
-        return lhs.withUTF8 { left in rhs.withUTF8 { right in left.elementsEqual(right) } }
+        let left = lhs.utf8, right = rhs.utf8
+        // The count is stored (native strings): most different paths stop here.
+        guard left.count == right.count else { return false }
+        let same = left.withContiguousStorageIfAvailable { left in
+            right.withContiguousStorageIfAvailable { right in
+                left.baseAddress == right.baseAddress || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+        }
+        return (same ?? nil) ?? left.elementsEqual(right)
     }
 }

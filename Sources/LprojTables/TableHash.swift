@@ -36,9 +36,19 @@ package enum TableHash {
     }
 
     /// The hash of a string's UTF-8 bytes.
+    @inline(__always)
     package static func hash(_ string: String) -> UInt64 {
+        if let hash = string.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0)) }) { return hash }
         var string = string
         return string.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// What a `Hashable` type hashed by `hash` returns from
+    /// `_rawHashValue(seed:)`: a dictionary's own seed mixed in, without a
+    /// `Hasher` (SipHash's set-up and finalization cost more than `hash`).
+    @inline(__always)
+    package static func rawHashValue(_ hash: UInt64, seed: Int) -> Int {
+        Int(truncatingIfNeeded: mix(hash ^ UInt64(bitPattern: Int64(seed)), prime3))
     }
 
     /// Chosen once per process.
