@@ -3,6 +3,8 @@
 
 #include <malloc.h>
 #include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -58,19 +60,34 @@ int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
 void lproj_release_free_memory(void) { malloc_trim(0); }
 
 /* glibc grows a thread's arena (not the main one) page by page, one
-   mprotect each, without M_TOP_PAD; an arena once grown keeps its
-   protection when trimmed. Allocating `bytes` in chunks and freeing them
-   grows it once; the last free trims it, so the memory is not kept. */
-void lproj_prepare_thread_heap(size_t bytes) {
+   mprotect each, and each page then faults in on first touch. Allocating
+   `bytes` in chunks grows the arena once; each chunk is faulted in by one
+   madvise (MADV_POPULATE_WRITE: one call, not a fault per page). All but
+   the topmost chunk are freed: they join into one free block below it,
+   which malloc hands out from, and nothing is trimmed while the top chunk
+   is held. `lproj_release_thread_heap` frees that one; the trim then gives
+   back what was not used. */
+void *lproj_prepare_thread_heap(size_t bytes) {
     /* Below the mmap threshold (128 KiB), so that the arena serves them. */
     enum { chunk = 120 << 10 };
     size_t count = bytes / chunk;
+    if (count == 0) return NULL;
     void **chunks = malloc(count * sizeof(void *));
-    if (chunks == NULL) return;
-    for (size_t index = 0; index < count; index++) chunks[index] = malloc(chunk);
-    /* Lowest first: each joins the free space below the next, and only the
-       last reaches the top of the heap, where one trim gives it all back
-       (top first, every free trimmed: one madvise each). */
-    for (size_t index = 0; index < count; index++) free(chunks[index]);
+    if (chunks == NULL) return NULL;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (size_t index = 0; index < count; index++) {
+        chunks[index] = malloc(chunk);
+        if (chunks[index] == NULL) continue;
+        uintptr_t start = ((uintptr_t)chunks[index] + page - 1) & ~(page - 1);
+        uintptr_t end = ((uintptr_t)chunks[index] + chunk) & ~(page - 1);
+        /* (Before Linux 5.14 this fails and the pages fault in as usual.) */
+        if (end > start) madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+    }
+    /* The topmost chunk is the last one that the arena served. */
+    void *top = chunks[count - 1];
+    for (size_t index = 0; index + 1 < count; index++) free(chunks[index]);
     free(chunks);
+    return top;
 }
+
+void lproj_release_thread_heap(void *top) { free(top); }

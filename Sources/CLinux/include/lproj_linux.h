@@ -35,7 +35,11 @@ int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
 
 /// Returns freed heap memory to the system (glibc's malloc_trim(0)).
 void lproj_release_free_memory(void);
-/* Grows this thread's malloc arena by `bytes` once, then frees it (see the .c). */
-void lproj_prepare_thread_heap(size_t bytes);
+/// Grows this thread's malloc arena by `bytes` at once and faults its pages
+/// in with one call, keeping it from being trimmed (see the .c); returns
+/// what to pass to lproj_release_thread_heap when the thread is done.
+void *lproj_prepare_thread_heap(size_t bytes);
+/// Ends lproj_prepare_thread_heap's hold: what was not used is trimmed.
+void lproj_release_thread_heap(void *top);
 
 #endif
