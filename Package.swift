@@ -29,7 +29,7 @@ let package = Package(
         // libinotifytools, owned by LprojWatch's one thread.
         .systemLibrary(name: "CInotifyTools"),
         // inotify turned into coalesced, normalised file events.
-        .target(name: "LprojWatch", dependencies: ["CInotifyTools"]),
+        .target(name: "LprojWatch", dependencies: ["CInotifyTools", "CLinux"]),
         // The wire protocol: one Codable type per message, and the line framing. No I/O.
         .target(name: "LprojProtocol", dependencies: ["LprojTables"]),
         // libinih and libsystemd, as Debian ships them.

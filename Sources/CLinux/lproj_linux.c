@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 int lproj_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
@@ -56,6 +57,8 @@ int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
     *gid = credentials.gid;
     return 0;
 }
+
+long lproj_getdents(int fd, void *buffer, size_t size) { return syscall(SYS_getdents64, fd, buffer, size); }
 
 void lproj_release_free_memory(void) { malloc_trim(0); }
 

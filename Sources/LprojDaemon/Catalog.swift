@@ -209,29 +209,48 @@ final class Catalog {
 
     /// Reads and parses the table files among `paths` (other files and
     /// excluded ones are left out). Pure, so any thread may call it; a long
-    /// list is read on every core unless `inParallel` is false. `listed`:
-    /// the paths were just listed as regular files (not checked again).
-    static func load(_ paths: some Sequence<String>, limits: TableLimits, exclusions: Exclusions,
-                     inParallel: Bool = true, listed: Bool = false) -> [Loaded] {
-        var candidates: [(path: String, place: Place)] = []
-        // One string per bundle, shared by the addresses in it (paths come
-        // a directory at a time: comparing with the last one is enough).
-        var lastBundle = ""
+    /// list is read on every core unless `inParallel` is false.
+    static func load(_ paths: some Sequence<String>, limits: TableLimits, exclusions: Exclusions, inParallel: Bool = true) -> [Loaded] {
+        // Consecutive paths of one directory are read as one.
+        var directories: [ListedDirectory] = []
+        var directory: Substring?
+        var names: [String] = []
         for path in paths {
-            guard let place = classify(path, bundleLike: lastBundle), !exclusions.excludes(path) else { continue }
-            lastBundle = place.bundle
-            candidates.append((path, place))
-        }
-        // Runs of one directory: the same bundle (shared string) and localization.
-        var runs: [Range<Int>] = []
-        for index in candidates.indices {
-            if index > 0, PathBytes.equal(candidates[index].place.bundle, candidates[index - 1].place.bundle),
-               PathBytes.equal(candidates[index].place.localization ?? "", candidates[index - 1].place.localization ?? ""),
-               (candidates[index].place.localization == nil) == (candidates[index - 1].place.localization == nil) {
-                runs[runs.count - 1] = runs[runs.count - 1].lowerBound..<index + 1
-            } else {
-                runs.append(index..<index + 1)
+            guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { continue }
+            let parent = Substring(path.utf8.prefix(slash)), name = String(Substring(path.utf8.dropFirst(slash + 1)))
+            if let current = directory, PathBytes.equal(String(current), String(parent)) {
+                names.append(name)
+                continue
             }
+            if let current = directory { directories.append(ListedDirectory(path: String(current), files: names)) }
+            directory = parent
+            names = [name]
+        }
+        if let current = directory { directories.append(ListedDirectory(path: String(current), files: names)) }
+        return load(directories, limits: limits, exclusions: exclusions, inParallel: inParallel)
+    }
+
+    /// Reads and parses the table files in `directories` (other files and
+    /// excluded ones are left out), each directory opened once. `listed`:
+    /// the files were just listed as regular files (not checked again).
+    static func load(_ directories: [ListedDirectory], limits: TableLimits, exclusions: Exclusions,
+                     inParallel: Bool = true, listed: Bool = false) -> [Loaded] {
+        var candidates: [(path: String, name: String, place: Place)] = []
+        var runs: [(directory: String, files: Range<Int>)] = []
+        // One string per bundle, shared by the addresses in it (directories
+        // come a bundle at a time: comparing with the last one is enough).
+        var lastBundle = ""
+        for directory in directories {
+            let places = DirectoryPlaces(directory.path, bundleLike: lastBundle)
+            lastBundle = places.bundle ?? lastBundle
+            let first = candidates.count
+            for name in directory.files {
+                guard let place = places.place(ofFile: name) else { continue }
+                let path = directory.path + "/" + name
+                guard !exclusions.excludes(path) else { continue }
+                candidates.append((path, name, place))
+            }
+            if candidates.count > first { runs.append((directory.path, first..<candidates.count)) }
         }
         return read(candidates, runs: runs, limits: limits, inParallel: inParallel, listed: listed)
     }
@@ -290,21 +309,21 @@ final class Catalog {
     }
 
     /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
-    private static func read(_ candidates: [(path: String, place: Place)], runs: [Range<Int>], limits: TableLimits, inParallel: Bool,
-                             listed: Bool) -> [Loaded] {
+    private static func read(_ candidates: [(path: String, name: String, place: Place)], runs: [(directory: String, files: Range<Int>)],
+                             limits: TableLimits, inParallel: Bool, listed: Bool) -> [Loaded] {
         // Each result is made where it is stored: nothing is copied (and retained) after.
         Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
             nonisolated(unsafe) let results = results
-            // Paths come a directory at a time (as listed): each run of one
-            // directory is read by one worker. (`warmUp` has run: see there.)
+            // Each run of one directory is read by one worker, relative to
+            // the directory. (`warmUp` has run: see there.)
             @Sendable func readRun(_ run: Int, with reader: inout TableFileReader) {
-                let range = runs[run]
-                let directory = range.count > 1 ? openDirectory(of: candidates[range.lowerBound].path) : -1
+                let (path, range) = runs[run]
+                let directory = range.count > 1 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
                 defer { if directory >= 0 { close(directory) } }
                 for index in range {
-                    let (path, place) = candidates[index]
+                    let (path, name, place) = candidates[index]
                     let outcome = Result { () throws(TableReadError) in
-                        try reader.read(path: path, directory: directory >= 0 ? directory : nil, listedAsRegular: listed)
+                        try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed)
                     }
                     (results.baseAddress! + index).initialize(to: Loaded(path: ExactString(path), place: place, outcome: outcome))
                 }
@@ -353,12 +372,6 @@ final class Catalog {
             case .catalog(let catalog): for table in catalog.tables.values { _ = TableDiff(from: Table(), to: table) }
             }
         }
-    }
-
-    /// Opens the directory a path is in (-1 when it cannot).
-    private static func openDirectory(of path: String) -> Int32 {
-        guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { return -1 }
-        return open(String(Substring(path.utf8.prefix(slash))), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     }
 
     /// The table files known under `directory` (for a directory that went away).
@@ -458,27 +471,51 @@ final class Catalog {
     }
 
     /// Where a path sits, when it is a table file: `B/L.lproj/T.strings|stringsdict` or `B/T.xcstrings`.
-    /// Works on the UTF-8 bytes: it runs for every file of every crawl.
-    /// The place's bundle is `bundleLike` itself when it has the same bytes
-    /// (one string shared by a run of paths, not one made per path).
-    static func classify(_ path: String, bundleLike: String = "") -> Place? {
-        var path = path, known = bundleLike
-        return path.withUTF8 { bytes -> Place? in
-            func text(_ range: Range<Int>) -> String {
-                let slice = UnsafeBufferPointer(rebasing: bytes[range])
-                if range.lowerBound == 0, range.count == known.utf8.count, known.withUTF8({ $0.elementsEqual(slice) }) { return known }
-                return String(decoding: slice, as: UTF8.self)
-            }
-            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")),
-                  let dot = bytes[(slash + 1)...].lastIndex(of: UInt8(ascii: ".")), dot != slash + 1,
-                  let format = TableFormat(rawValue: text(dot + 1..<bytes.count)) else { return nil }
-            let table = text(slash + 1..<dot)
-            if format == .xcstrings { return (format, text(0..<slash), nil, table) }
+    static func classify(_ path: String) -> Place? {
+        guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { return nil }
+        return DirectoryPlaces(String(Substring(path.utf8.prefix(slash))))
+            .place(ofFile: String(Substring(path.utf8.dropFirst(slash + 1))))
+    }
+}
+
+/// Where the table files of one directory sit (what `Catalog.classify`
+/// says of each), worked out once for the directory. Works on the UTF-8
+/// bytes: it runs for every directory of every crawl.
+struct DirectoryPlaces {
+    let directory: String
+    /// For an `.lproj` directory with a parent: the parent (the bundle of
+    /// its `.strings` and `.stringsdict` files) and its localization.
+    let lproj: (bundle: String, localization: String)?
+
+    /// The bundle is `bundleLike` itself when it has the same bytes (one
+    /// string shared by a bundle's localizations, not one made per directory).
+    init(_ directory: String, bundleLike: String = "") {
+        self.directory = directory
+        var bytes = directory
+        lproj = bytes.withUTF8 { bytes -> (bundle: String, localization: String)? in
             let suffix = ".lproj".utf8
-            guard slash > suffix.count, bytes[(slash - suffix.count)..<slash].elementsEqual(suffix),
-                  let parentSlash = bytes[..<(slash - suffix.count)].lastIndex(of: UInt8(ascii: "/")),
-                  parentSlash + 1 < slash - suffix.count else { return nil }
-            return (format, text(0..<parentSlash), text(parentSlash + 1..<slash - suffix.count), table)
+            let stemEnd = bytes.count - suffix.count
+            guard stemEnd > 0, bytes[stemEnd...].elementsEqual(suffix),
+                  let parentSlash = bytes[..<stemEnd].lastIndex(of: UInt8(ascii: "/")), parentSlash + 1 < stemEnd else { return nil }
+            let parent = UnsafeBufferPointer(rebasing: bytes[..<parentSlash])
+            let bundle = PathBytes.equal(bundleLike, parent) ? bundleLike : String(decoding: parent, as: UTF8.self)
+            return (bundle, String(decoding: UnsafeBufferPointer(rebasing: bytes[(parentSlash + 1)..<stemEnd]), as: UTF8.self))
+        }
+    }
+
+    /// The bundle of the `.strings` and `.stringsdict` files here, if any.
+    var bundle: String? { lproj?.bundle }
+
+    /// Where the file `name` in this directory sits, when it is a table file.
+    func place(ofFile name: String) -> Catalog.Place? {
+        var name = name
+        return name.withUTF8 { bytes -> Catalog.Place? in
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != 0,
+                  let format = TableFormat(extension: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])) else { return nil }
+            let table = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<dot]), as: UTF8.self)
+            if format == .xcstrings { return (format, directory, nil, table) }
+            guard let lproj else { return nil }
+            return (format, lproj.bundle, lproj.localization, table)
         }
     }
 }

@@ -5,6 +5,7 @@ import Dispatch
 import CLinux
 import Foundation
 import LprojTables
+import LprojWatch
 import Synchronization
 
 /// The first load, overlapped with the walk that sets up the watches: each
@@ -19,7 +20,7 @@ import Synchronization
 /// load (pooled threads would linger and wake an idle daemon when reaped).
 final class FirstLoad: Sendable {
     private struct State {
-        var pending: [[String]] = []
+        var pending: [[ListedDirectory]] = []
         var reading = 0
         var walked = false
         var tableFiles = 0
@@ -50,11 +51,11 @@ final class FirstLoad: Sendable {
         }
     }
 
-    /// Has `paths` read by a worker; any thread may call it.
-    func read(_ paths: [String]) {
-        let tableFiles = paths.count { TableFormat(path: $0) != nil }
+    /// Has the files of `directories` read by a worker; any thread may call it.
+    func read(_ directories: [ListedDirectory]) {
+        let tableFiles = directories.reduce(0) { count, directory in count + directory.files.count { TableFormat(path: $0) != nil } }
         state.withLock {
-            $0.pending.append(paths)
+            $0.pending.append(directories)
             $0.reading += 1
             $0.tableFiles += tableFiles
         }
@@ -93,12 +94,12 @@ final class FirstLoad: Sendable {
         var unapplied: [[Catalog.Loaded]] = []
         while true {
             work.wait()
-            let (paths, walked) = state.withLock { state -> ([String]?, Bool) in
+            let (directories, walked) = state.withLock { state -> ([ListedDirectory]?, Bool) in
                 if !state.pending.isEmpty { return (state.pending.removeFirst(), state.walked) }
                 return (nil, state.walked)
             }
-            if let paths {
-                unapplied.append(Catalog.load(paths, limits: limits, exclusions: exclusions, inParallel: false, listed: true))
+            if let directories {
+                unapplied.append(Catalog.load(directories, limits: limits, exclusions: exclusions, inParallel: false, listed: true))
                 if walked, let taken = applying.withLockIfAvailable({ apply(&unapplied, counting: &$0) }) { done(taken) }
             } else if walked {
                 done(applying.withLock { apply(&unapplied, counting: &$0) })

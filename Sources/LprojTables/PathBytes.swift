@@ -26,4 +26,11 @@ package enum PathBytes {
         }
         return (same ?? nil) ?? left.elementsEqual(right)
     }
+
+    /// Whether a string's UTF-8 bytes are `bytes`.
+    package static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let utf8 = string.utf8
+        guard utf8.count == bytes.count else { return false }
+        return utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? utf8.elementsEqual(bytes)
+    }
 }

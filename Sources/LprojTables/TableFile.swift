@@ -12,10 +12,18 @@ public enum TableFormat: String, Hashable, Sendable, CaseIterable {
     /// The format of a file, by its extension; nil for any other file.
     public init?(path: String) {
         // On the UTF-8 bytes: this runs for every file a crawl meets.
-        guard let dot = PathBytes.lastOffset(of: UInt8(ascii: "."), in: path),
-              PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) ?? -1 < dot,
-              let suffix = String(path.utf8.dropFirst(dot + 1)) else { return nil }
-        self.init(rawValue: suffix)
+        var path = path
+        guard let format = path.withUTF8({ bytes -> TableFormat? in
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), (bytes.lastIndex(of: UInt8(ascii: "/")) ?? -1) < dot else { return nil }
+            return TableFormat(extension: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]))
+        }) else { return nil }
+        self = format
+    }
+
+    /// The format whose extension (without the dot) is `bytes`.
+    public init?(extension bytes: UnsafeBufferPointer<UInt8>) {
+        guard let format = Self.allCases.first(where: { $0.rawValue.utf8.elementsEqual(bytes) }) else { return nil }
+        self = format
     }
 }
 
@@ -124,12 +132,14 @@ public struct TableFileReader {
     /// Reads and parses the file at `path` (see `TableFile.read`). With
     /// `listedAsRegular` the caller has just listed it as a regular file,
     /// so it is not `fstat`ed again: its size is found by reading.
-    public mutating func read(path: String, directory: Int32? = nil, listedAsRegular: Bool = false) throws(TableReadError) -> TableFile {
+    /// `name`, when given, is the file's name in `directory` (the last
+    /// component of `path`, not looked for again).
+    public mutating func read(path: String, directory: Int32? = nil, name: String? = nil, listedAsRegular: Bool = false) throws(TableReadError) -> TableFile {
         guard let format = TableFormat(path: path) else {
             throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
         }
         let limit = limits.maximumFileBytes
-        return try withBytes(path: path, directory: directory, listedAsRegular: listedAsRegular) { bytes in
+        return try withBytes(path: path, directory: directory, name: name, listedAsRegular: listedAsRegular) { bytes in
             guard let bytes else { return TableFile.refused(path: path, format: format, limit: limit) }
             return TableFile(bytes: bytes, path: path, format: format)
         }
@@ -137,13 +147,15 @@ public struct TableFileReader {
 
     /// Calls `body` with the file's bytes (valid only during the call), or
     /// with nil when it is larger than the limit.
-    mutating func withBytes<Result>(path: String, directory: Int32?, listedAsRegular: Bool,
+    mutating func withBytes<Result>(path: String, directory: Int32?, name: String? = nil, listedAsRegular: Bool,
                                     _ body: (UnsafeRawBufferPointer?) -> Result) throws(TableReadError) -> Result {
         let limit = limits.maximumFileBytes
         // Non-blocking: a FIFO named like a table must not hang the reader (it is refused below).
         let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
         let descriptor: Int32
-        if let directory, let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) {
+        if let directory, let name {
+            descriptor = openat(directory, name, flags)
+        } else if let directory, let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) {
             descriptor = path.withCString { openat(directory, $0 + slash + 1, flags) }
         } else {
             descriptor = open(path, flags)

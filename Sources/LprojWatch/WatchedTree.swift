@@ -44,15 +44,15 @@ public final class WatchedTree {
     /// the paths of directories below the roots, and an excluded directory is
     /// neither watched nor walked.
     ///
-    /// `listed` gets the files already under the roots, a few hundred at a
-    /// time, on this thread while the watches are set up (each directory is
+    /// `listed` gets the files already under the roots, a directory at a
+    /// time in batches of a few hundred files, on this thread while the watches are set up (each directory is
     /// watched, then listed: a file created meanwhile is listed, reported as
     /// an event, or both, never missed), so that the caller can read them
     /// while the walk goes on. All of them have been handed over when `init`
     /// returns.
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
                 isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
-                listed: ([String]) -> Void = { _ in }) throws(StartError) {
+                listed: ([ListedDirectory]) -> Void = { _ in }) throws(StartError) {
         let claimed = Self.instanceExists.withLock { exists -> Bool in
             if exists { return false }
             exists = true
@@ -329,16 +329,19 @@ private final class WatchLoop {
 
     /// Watches `path` and every directory under it, then lists them: events
     /// for the directory and for each file already there — or, with
-    /// `listing`, the files go there instead, a few hundred at a time.
-    func watchTree(_ path: String, listing: (([String]) -> Void)? = nil) -> [FileEvent] {
+    /// `listing`, the files go there instead, a directory at a time, in
+    /// batches of a few hundred files.
+    func watchTree(_ path: String, listing: (([ListedDirectory]) -> Void)? = nil) -> [FileEvent] {
         var events: [FileEvent] = []
-        var files: [String] = []
+        var listed: [ListedDirectory] = []
+        var listedFiles = 0
         var pending = [path]
-        defer { if let listing, !files.isEmpty { listing(files) } }
+        defer { if let listing, !listed.isEmpty { listing(listed) } }
         while let directory = pending.popLast() {
-            if let listing, files.count >= 256 {
-                listing(files)
-                files.removeAll(keepingCapacity: true)
+            if let listing, listedFiles >= 256 {
+                listing(listed)
+                listed.removeAll(keepingCapacity: true)
+                listedFiles = 0
             }
             let key = directory + "/"
             if !watched.contains(key) {
@@ -347,13 +350,20 @@ private final class WatchLoop {
                 watched.insert(key)
                 events.append(.directoryAppeared(directory))
             }
-            DirectoryListing.forEachEntry(of: directory) { name, child, kind in
+            var files: [String] = []
+            DirectoryListing.forEachName(of: directory) { name, kind in
                 switch kind {
-                case .directory: if !isExcluded(child) { pending.append(child) }
+                case .directory:
+                    let child = key + name
+                    if !isExcluded(child) { pending.append(child) }
                 case .file:
                     guard !isIgnored(name) else { return }
-                    if listing != nil { files.append(child) } else { events.append(.written(child)) }
+                    if listing != nil { files.append(name) } else { events.append(.written(key + name)) }
                 }
+            }
+            if !files.isEmpty {
+                listedFiles += files.count
+                listed.append(ListedDirectory(path: directory, files: files))
             }
         }
         return events

@@ -37,7 +37,7 @@ public final class Watcher: Sendable {
     /// `deliver` is called on the watcher's thread with each batch, in order.
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
                 isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
-                listed: @escaping @Sendable ([String]) -> Void = { _ in },
+                listed: @escaping @Sendable ([ListedDirectory]) -> Void = { _ in },
                 deliver: @escaping @Sendable ([FileEvent]) -> Void) throws(StartError) {
         self.roots = roots
         let started = Mutex<Result<String, StartError>?>(nil)

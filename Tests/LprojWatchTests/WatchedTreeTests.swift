@@ -12,7 +12,7 @@ final class WatchedTreeTests: XCTestCase {
         let existing = root.appendingPathComponent("en.lproj/Old.strings").path
         try Data("\"a\" = \"b\";\n".utf8).write(to: URL(fileURLWithPath: existing))
         var listed: [String] = []
-        let tree = try WatchedTree(roots: [root.path], listed: { listed += $0 })
+        let tree = try WatchedTree(roots: [root.path], listed: { listed += $0.flatMap(\.paths) })
         defer { tree.close() }
         XCTAssertEqual(listed, [existing], "the walk lists what is already there")
         XCTAssertEqual(tree.watchCount, 2)

@@ -33,6 +33,11 @@ int lproj_accept(int listener);
 /// The peer of a Unix socket (SO_PEERCRED). Returns 0 on success.
 int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
 
+/// getdents64(2): the next entries of the directory open as `fd`, as
+/// struct linux_dirent64 records in `buffer`; bytes filled, 0 at the end,
+/// -1 with errno on error.
+long lproj_getdents(int fd, void *buffer, size_t size);
+
 /// Returns freed heap memory to the system (glibc's malloc_trim(0)).
 void lproj_release_free_memory(void);
 /// Grows this thread's malloc arena by `bytes` at once and faults its pages
