@@ -121,9 +121,9 @@ final class Catalog {
         /// Takes in a read of the file: a broken or unreadable file keeps its
         /// last good contents. Returns the record before (nil if it was the
         /// placeholder) and after.
-        mutating func update(with outcome: Result<TableFile, TableReadError>, path: String) -> (before: FileRecord?, after: FileRecord) {
+        mutating func update(with outcome: consuming Result<TableFile, TableReadError>, path: String) -> (before: FileRecord?, after: FileRecord) {
             let before = lastGood == nil && diagnostics.isEmpty ? nil : self
-            switch outcome {
+            switch consume outcome {
             case .failure(let error):
                 // There but unreadable (permissions): like a broken save, the last good stays.
                 diagnostics = [Diagnostic(file: path, line: 1, column: 1, severity: .error, message: "cannot read the file: \(error.reason)")]
@@ -258,15 +258,18 @@ final class Catalog {
     /// Takes in what `load` read and returns what changed for subscribers,
     /// in order. With `reporting: false` (the first load, when nobody
     /// listens yet) only the state is updated: no diffs are made.
-    func apply(_ loaded: [Loaded], reporting: Bool = true) -> [Change] {
+    func apply(_ loaded: consuming [Loaded], reporting: Bool = true) -> [Change] {
         var invalid: [Change] = []
         var affected: [TableAddress: Composition] = [:]
-        affected.reserveCapacity(loaded.count)
+        if reporting { affected.reserveCapacity(loaded.count) }
         var fixed = Set<TableAddress>()
-        for item in loaded {
-            let (key, place, outcome) = (item.path, item.place, item.outcome)
+        // Taken out of the array in order (moved, not copied: no retain and release of each table).
+        loaded.reverse()
+        while let item = loaded.popLast() {
+            let (key, place) = (item.path, item.place)
             let path = key.string
-            if case .failure = outcome, !exists(path) {
+            let readable = if case .success = item.outcome { true } else { false }
+            if !readable, !exists(path) {
                 if let old = files.removeValue(forKey: key) {
                     fileCounts[place.format] -= 1
                     for address in old.addresses(at: place) { affected[address] = .compose }
@@ -274,9 +277,9 @@ final class Catalog {
                 continue
             }
             // One lookup: the record is changed where it is stored.
-            let (before, record) = files[key, default: .placeholder].update(with: outcome, path: path)
+            let (before, record) = files[key, default: .placeholder].update(with: item.outcome, path: path)
             if before == nil { fileCounts[place.format] += 1 }
-            if case .success = outcome { filesParsed += 1 }
+            if readable { filesParsed += 1 }
             if record.isInvalid {
                 parseFailures += 1
                 if reporting {
@@ -285,14 +288,17 @@ final class Catalog {
                 }
             }
             let oldAddresses = before?.addresses(at: place) ?? []
-            let newAddresses = record.addresses(at: place)
             for address in oldAddresses { affected[address] = .compose }
+            let newAddresses: [TableAddress]
             // A `.strings` file where no other kind of table file is known serves its table as it is.
             if place.format == .strings, fileCounts[.stringsdict] == 0, fileCounts[.xcstrings] == 0,
-               let address = newAddresses.first, case .table(let table)? = record.lastGood {
+               let localization = place.localization, case .table(let table)? = record.lastGood {
+                let address = TableAddress(bundle: place.bundle, localization: localization, table: place.table)
                 // Nobody listens yet: served at once (an address composed later in the batch is composed from the files).
                 if reporting { affected[address] = .known(table) } else { serve(table, at: address) }
+                newAddresses = before?.isInvalid == true ? [address] : []
             } else {
+                newAddresses = record.addresses(at: place)
                 for address in newAddresses { affected[address] = .compose }
             }
             if before?.isInvalid == true && !record.isInvalid { fixed.formUnion(oldAddresses + newAddresses) }

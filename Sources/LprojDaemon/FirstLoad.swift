@@ -112,12 +112,13 @@ final class FirstLoad: Sendable {
     private func apply(_ batches: inout [[Catalog.Loaded]], counting count: inout Int) -> Int {
         catalog.reserveCapacity(files: state.withLock { $0.tableFiles })
         let taken = batches.count
-        for batch in batches {
+        // Moved out in order (a batch copied would be copied again to be consumed).
+        batches.reverse()
+        while let batch = batches.popLast() {
+            count += batch.count
             // Nobody listens yet: the state only.
             _ = catalog.apply(batch, reporting: false)
-            count += batch.count
         }
-        batches.removeAll()
         return taken
     }
 

@@ -22,8 +22,16 @@ public enum TableFormat: String, Hashable, Sendable, CaseIterable {
 
     /// The format whose extension (without the dot) is `bytes`.
     public init?(extension bytes: UnsafeBufferPointer<UInt8>) {
-        guard let format = Self.allCases.first(where: { $0.rawValue.utf8.elementsEqual(bytes) }) else { return nil }
-        self = format
+        let candidate: TableFormat
+        let name: StaticString
+        switch bytes.count {
+        case 7: (candidate, name) = (.strings, "strings")
+        case 11: (candidate, name) = (.stringsdict, "stringsdict")
+        case 9: (candidate, name) = (.xcstrings, "xcstrings")
+        default: return nil
+        }
+        guard memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0 else { return nil }
+        self = candidate
     }
 }
 
