@@ -47,7 +47,9 @@ public struct StringsFile: Sendable {
                 let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path)
                 return StringsFile(table: table, form: .xmlPropertyList, diagnostics: diagnostics)
             }
-            var parser = StringsTextParser(bytes: text, validatesUTF8: decoded.needsValidation, byteBase: decoded.utf8Start)
+            // Text that is all ASCII (most tables in Latin scripts) needs no checking string by string.
+            let validates = decoded.needsValidation && !UTF8Validation.isASCII(text)
+            var parser = StringsTextParser(bytes: text, validatesUTF8: validates, byteBase: decoded.utf8Start)
             parser.parse()
             var duplicates: [Int] = []
             let table = parser.table(duplicates: &duplicates)

@@ -158,6 +158,26 @@ enum UTF8Validation {
         return problems
     }
 
+    /// Whether every byte is ASCII (then the text is valid UTF-8 as it
+    /// is), 32 bytes at a time: stops at the first byte that is not.
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count, high: UInt64 = 0x8080_8080_8080_8080
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        while index + 32 <= count {
+            let words = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: index + 8, as: UInt64.self)
+                | raw.loadUnaligned(fromByteOffset: index + 16, as: UInt64.self) | raw.loadUnaligned(fromByteOffset: index + 24, as: UInt64.self)
+            if words & high != 0 { return false }
+            index += 32
+        }
+        while index < count {
+            if bytes[index] >= 0x80 { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// The offset of the first byte at or after `start` that does not begin a
     /// well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates).
     static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
