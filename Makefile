@@ -29,8 +29,10 @@ deps:
 build: deps
 	$(SWIFT) build
 
+## release: optimized binaries, the Swift runtime and Foundation linked in
+## (they start faster, and run where only Debian's libraries are installed).
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 ## test: build everything and run every test (all XCTest; Swift Testing is
 ## switched off so that no empty "0 tests" run closes the output), then one
