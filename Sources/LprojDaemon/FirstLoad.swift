@@ -9,9 +9,10 @@ import LprojWatch
 import Synchronization
 
 /// The first load, overlapped with the walk that sets up the watches: each
-/// batch of files the walk lists is read and parsed by a worker thread at
-/// once, and taken into the catalog by the same thread, while the walk and
-/// the reading go on.
+/// batch of directories the walk lists is read and parsed by a worker
+/// thread at once, while the walk goes on, and taken into the catalog by
+/// the same thread once the walk is over (when room for every file listed
+/// is made at once).
 ///
 /// The catalog is the first load's until `finish` returns: the workers take
 /// their batches in one at a time (under a lock), so the tables go into the
