@@ -73,9 +73,10 @@ extension Daemon {
     }
 
     func list(_ request: List, client: ClientConnection, id: RequestID) -> Answer<List.Reply> {
-        var tables: [String: [String: [String: TableSummary]]] = [:]
+        // Keyed by bytes: names that differ only in Unicode normalization are different directories.
+        var tables: [ExactString: [ExactString: [ExactString: TableSummary]]] = [:]
         for (address, table) in catalog.served {
-            tables[address.bundle, default: [:]][address.localization, default: [:]][address.table] =
+            tables[ExactString(address.bundle), default: [:]][ExactString(address.localization), default: [:]][ExactString(address.table)] =
                 TableSummary(name: address.table, entries: table.count, health: .ok)
         }
         for (file, record) in catalog.files where !record.diagnostics.isEmpty {
@@ -83,18 +84,18 @@ extension Daemon {
             let errors = record.diagnostics.filter { $0.severity == .error }.count
             let warnings = record.diagnostics.count - errors
             let localizations = place.localization.map { [$0] } ?? record.localizations(at: place)
-            for localization in localizations {
-                var summary = tables[place.bundle]?[localization]?[place.table]
-                    ?? TableSummary(name: place.table, entries: 0, health: .ok)
+            let (bundle, table) = (ExactString(place.bundle), ExactString(place.table))
+            for localization in localizations.map(ExactString.init) {
+                var summary = tables[bundle]?[localization]?[table] ?? TableSummary(name: place.table, entries: 0, health: .ok)
                 summary.errors += errors
                 summary.warnings += warnings
                 if errors > 0 { summary.health = .invalid }
-                tables[place.bundle, default: [:]][localization, default: [:]][place.table] = summary
+                tables[bundle, default: [:]][localization, default: [:]][table] = summary
             }
         }
-        let bundles = tables.keys.sorted().map { path in
-            BundleSummary(path: path, localizations: tables[path]!.keys.sorted().map { name in
-                LocalizationSummary(name: name, tables: tables[path]![name]!.values.sorted { $0.name < $1.name })
+        let bundles = tables.sorted { $0.key < $1.key }.map { bundle, localizations in
+            BundleSummary(path: bundle.string, localizations: localizations.sorted { $0.key < $1.key }.map { name, tables in
+                LocalizationSummary(name: name.string, tables: tables.sorted { $0.key < $1.key }.map(\.value))
             })
         }
         return .reply(List.Reply(bundles: bundles))

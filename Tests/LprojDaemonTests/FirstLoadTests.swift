@@ -63,5 +63,11 @@ final class FirstLoadTests: XCTestCase {
         XCTAssertEqual(tables.count, 2, "\(tables.map(\.bundle))")
         XCTAssertEqual(byBytes[Array((daemon.root + "/" + composed).utf8)], "composed")
         XCTAssertEqual(byBytes[Array((daemon.root + "/" + decomposed).utf8)], "decomposed")
+        // `list` shows both, each with its own table.
+        let listed = try connection.send(List()).bundles
+        XCTAssertEqual(listed.map { Array($0.path.utf8) }.sorted { $0.lexicographicallyPrecedes($1) },
+                       [composed, decomposed].map { Array((daemon.root + "/" + $0).utf8) }.sorted { $0.lexicographicallyPrecedes($1) })
+        XCTAssertEqual(listed.map { $0.localizations.map(\.name) }, [["en"], ["en"]])
+        XCTAssertEqual(listed.map { $0.localizations.first?.tables.map(\.entries) }, [[1], [1]])
     }
 }
