@@ -31,8 +31,10 @@ build: deps
 
 ## release: optimized binaries, the Swift runtime and Foundation linked in
 ## (they start faster, and run where only Debian's libraries are installed).
+## Linked with the toolchain's lld: gold warns about glibc's mktemp inside
+## the static Foundation, on every link.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld
 
 ## test: build everything and run every test (all XCTest; Swift Testing is
 ## switched off so that no empty "0 tests" run closes the output), then one
