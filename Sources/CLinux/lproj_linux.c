@@ -3,8 +3,6 @@
 
 #include <malloc.h>
 #include <signal.h>
-#include <stdint.h>
-#include <sys/mman.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -63,13 +61,15 @@ long lproj_getdents(int fd, void *buffer, size_t size) { return syscall(SYS_getd
 void lproj_release_free_memory(void) { malloc_trim(0); }
 
 /* glibc grows a thread's arena (not the main one) page by page, one
-   mprotect each, and each page then faults in on first touch. Allocating
-   `bytes` in chunks grows the arena once; each chunk is faulted in by one
-   madvise (MADV_POPULATE_WRITE: one call, not a fault per page). All but
-   the topmost chunk are freed: they join into one free block below it,
-   which malloc hands out from, and nothing is trimmed while the top chunk
-   is held. `lproj_release_thread_heap` frees that one; the trim then gives
-   back what was not used. */
+   mprotect each, and trims it whenever its top is free: a thread that
+   keeps what it allocates then grows it again, page by page. Allocating
+   `bytes` in chunks grows the arena once. All but the topmost chunk are
+   freed: they join into one free block below it, which malloc hands out
+   from, and nothing is trimmed while the top chunk is held.
+   `lproj_release_thread_heap` frees that one; the trim then gives back
+   what was not used. (The pages are not touched here: faulting 32 MiB in
+   up front, with MADV_POPULATE_WRITE, saved little on a big tree and cost
+   a small one 30 ms.) */
 void *lproj_prepare_thread_heap(size_t bytes) {
     /* Below the mmap threshold (128 KiB), so that the arena serves them. */
     enum { chunk = 120 << 10 };
@@ -77,15 +77,7 @@ void *lproj_prepare_thread_heap(size_t bytes) {
     if (count == 0) return NULL;
     void **chunks = malloc(count * sizeof(void *));
     if (chunks == NULL) return NULL;
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    for (size_t index = 0; index < count; index++) {
-        chunks[index] = malloc(chunk);
-        if (chunks[index] == NULL) continue;
-        uintptr_t start = ((uintptr_t)chunks[index] + page - 1) & ~(page - 1);
-        uintptr_t end = ((uintptr_t)chunks[index] + chunk) & ~(page - 1);
-        /* (Before Linux 5.14 this fails and the pages fault in as usual.) */
-        if (end > start) madvise((void *)start, end - start, MADV_POPULATE_WRITE);
-    }
+    for (size_t index = 0; index < count; index++) chunks[index] = malloc(chunk);
     /* The topmost chunk is the last one that the arena served. */
     void *top = chunks[count - 1];
     for (size_t index = 0; index + 1 < count; index++) free(chunks[index]);

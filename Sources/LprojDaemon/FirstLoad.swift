@@ -81,9 +81,9 @@ final class FirstLoad: Sendable {
     private func readUntilWalked() {
         // The tables this thread parses stay in its malloc arena; grown a
         // page at a time, that is one mprotect per page (17,000 for 50,000
-        // small tables) and a fault per page. Grow it once, up front, its
-        // pages faulted in by one call; what is left unused is given back
-        // when this thread is done.
+        // small tables), and trimmed whenever its top is free. Grow it once,
+        // up front, and hold its top until this thread is done; then what
+        // is left unused is given back.
         let heap = lproj_prepare_thread_heap(32 << 20)
         defer { lproj_release_thread_heap(heap) }
         let limits = applying.withLock { _ in catalog.limits }

@@ -40,9 +40,9 @@ long lproj_getdents(int fd, void *buffer, size_t size);
 
 /// Returns freed heap memory to the system (glibc's malloc_trim(0)).
 void lproj_release_free_memory(void);
-/// Grows this thread's malloc arena by `bytes` at once and faults its pages
-/// in with one call, keeping it from being trimmed (see the .c); returns
-/// what to pass to lproj_release_thread_heap when the thread is done.
+/// Grows this thread's malloc arena by `bytes` at once and keeps it from
+/// being trimmed (see the .c); returns what to pass to
+/// lproj_release_thread_heap when the thread is done.
 void *lproj_prepare_thread_heap(size_t bytes);
 /// Ends lproj_prepare_thread_heap's hold: what was not used is trimmed.
 void lproj_release_thread_heap(void *top);
