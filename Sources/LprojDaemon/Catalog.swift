@@ -183,11 +183,12 @@ final class Catalog {
         var found: [String] = []
         var pending = roots
         while let directory = pending.popLast() {
+            let places = DirectoryPlaces(directory)
             DirectoryListing.forEachEntry(of: directory) { name, path, kind in
                 guard !exclusions.excludes(path) else { return }
                 switch kind {
                 case .directory: pending.append(path)
-                case .file: if Self.classify(path) != nil, !TemporaryFiles.isTemporary(name) { found.append(path) }
+                case .file: if places.place(ofFile: name) != nil, !TemporaryFiles.isTemporary(name) { found.append(path) }
                 }
             }
         }
