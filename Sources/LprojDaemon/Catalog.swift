@@ -143,8 +143,10 @@ final class Catalog {
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
     private(set) var tableCounts: [ExactString: [ExactString: Int]] = [:]
-    var limits: TableLimits
+    let limits: TableLimits
     let exclusions: Exclusions
+    /// Reads what `refresh` is given (its buffer kept from one save to the next).
+    private var reader: TableFileReader
     /// How many `.stringsdict` and `.xcstrings` files are known: while there
     /// are none, composing a table looks up its `.strings` file alone.
     private var fileCounts = FormatCounts()
@@ -155,6 +157,7 @@ final class Catalog {
     init(limits: TableLimits, exclusions: Exclusions) {
         self.limits = limits
         self.exclusions = exclusions
+        reader = TableFileReader(limits: limits)
     }
 
     /// Makes room for `count` files (and as many served tables) when there is less.
@@ -205,13 +208,15 @@ final class Catalog {
     /// Rereads `paths` (files that were written, removed, or may have been)
     /// and returns what changed for subscribers, in order.
     func refresh(_ paths: some Sequence<String>) -> [Change] {
-        apply(Self.load(paths, limits: limits, exclusions: exclusions))
+        apply(Self.load(paths, with: &reader, exclusions: exclusions))
     }
 
     /// Reads and parses the table files among `paths` (other files and
     /// excluded ones are left out). Pure, so any thread may call it; a long
     /// list is read on every core unless `inParallel` is false.
-    static func load(_ paths: some Sequence<String>, limits: TableLimits, exclusions: Exclusions, inParallel: Bool = true) -> [Loaded] {
+    /// `reader` reads them here (other threads get readers with its limits).
+    static func load(_ paths: some Sequence<String>, with reader: inout TableFileReader, exclusions: Exclusions,
+                     inParallel: Bool = true) -> [Loaded] {
         // Consecutive paths of one directory are read as one.
         var directories: [ListedDirectory] = []
         var directory: Substring?
@@ -228,13 +233,13 @@ final class Catalog {
             names = [name]
         }
         if let current = directory { directories.append(ListedDirectory(path: String(current), files: names)) }
-        return load(directories, limits: limits, exclusions: exclusions, inParallel: inParallel)
+        return load(directories, with: &reader, exclusions: exclusions, inParallel: inParallel)
     }
 
     /// Reads and parses the table files in `directories` (other files and
     /// excluded ones are left out), each directory opened once. `listed`:
     /// the files were just listed as regular files (not checked again).
-    static func load(_ directories: [ListedDirectory], limits: TableLimits, exclusions: Exclusions,
+    static func load(_ directories: [ListedDirectory], with reader: inout TableFileReader, exclusions: Exclusions,
                      inParallel: Bool = true, listed: Bool = false) -> [Loaded] {
         var candidates: [(path: String, name: String, place: Place)] = []
         var runs: [(directory: String, files: Range<Int>)] = []
@@ -253,7 +258,7 @@ final class Catalog {
             }
             if candidates.count > first { runs.append((directory.path, first..<candidates.count)) }
         }
-        return read(candidates, runs: runs, limits: limits, inParallel: inParallel, listed: listed)
+        return read(candidates, runs: runs, with: &reader, inParallel: inParallel, listed: listed)
     }
 
     /// Takes in what `load` read and returns what changed for subscribers,
@@ -317,9 +322,10 @@ final class Catalog {
 
     /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
     private static func read(_ candidates: [(path: String, name: String, place: Place)], runs: [(directory: String, files: Range<Int>)],
-                             limits: TableLimits, inParallel: Bool, listed: Bool) -> [Loaded] {
+                             with reader: inout TableFileReader, inParallel: Bool, listed: Bool) -> [Loaded] {
+        let limits = reader.limits
         // Each result is made where it is stored: nothing is copied (and retained) after.
-        Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
+        return Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
             nonisolated(unsafe) let results = results
             // Each run of one directory is read by one worker, relative to
             // the directory. (`warmUp` has run: see there.)
@@ -341,7 +347,6 @@ final class Catalog {
                     readRun(run, with: &reader)
                 }
             } else {
-                var reader = TableFileReader(limits: limits)
                 for run in runs.indices { readRun(run, with: &reader) }
             }
             initialized = candidates.count

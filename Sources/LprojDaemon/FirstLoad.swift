@@ -86,7 +86,7 @@ final class FirstLoad: Sendable {
         // is left unused is given back.
         let heap = lproj_prepare_thread_heap(32 << 20)
         defer { lproj_release_thread_heap(heap) }
-        let limits = applying.withLock { _ in catalog.limits }
+        var reader = TableFileReader(limits: applying.withLock { _ in catalog.limits })
         // Batches read but not yet taken in. They are taken in once the
         // walk is over (room for every file listed is made at once: the
         // catalog never grows step by step) and then whenever the catalog
@@ -100,7 +100,7 @@ final class FirstLoad: Sendable {
                 return (nil, state.walked)
             }
             if let directories {
-                unapplied.append(Catalog.load(directories, limits: limits, exclusions: exclusions, inParallel: false, listed: true))
+                unapplied.append(Catalog.load(directories, with: &reader, exclusions: exclusions, inParallel: false, listed: true))
                 if walked, let taken = applying.withLockIfAvailable({ apply(&unapplied, counting: &$0) }) { done(taken) }
             } else if walked {
                 done(applying.withLock { apply(&unapplied, counting: &$0) })

@@ -170,6 +170,8 @@ public struct TableFileReader {
         }
         guard descriptor >= 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
         defer { close(descriptor) }
+        // A reader kept for long (the daemon's) does not hold on to the buffer of an exceptionally large file.
+        defer { if buffer.count > Self.keptBufferBytes { buffer = [] } }
         // One byte more than the size: a read that stops short of the
         // buffer has met the end of the (regular) file, so the usual file
         // takes one read. Never past the limit: the file may grow meanwhile.
@@ -200,6 +202,12 @@ public struct TableFileReader {
         if filled > limit { return body(nil) }
         return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<filled])) }
     }
+
+    /// The largest buffer kept from one read to the next.
+    static let keptBufferBytes = 1 << 20
+
+    /// The size of the buffer kept now (for tests).
+    var bufferBytes: Int { buffer.count }
 }
 
 /// Byte counts for people: `16 MiB`, `512 KiB`, `300 bytes`.

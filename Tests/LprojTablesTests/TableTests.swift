@@ -75,6 +75,32 @@ final class TableTests: XCTestCase {
         XCTAssertThrowsError(try TableFile.read(path: directory.path + "/"))
     }
 
+    func testAReaderKeepsItsBufferButNotAHugeOne() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lproj-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let small = directory.appendingPathComponent("Small.strings").path
+        let large = directory.appendingPathComponent("Large.strings").path
+        let tooLarge = directory.appendingPathComponent("TooLarge.strings").path
+        try Data("\"a\" = \"b\";\n".utf8).write(to: URL(fileURLWithPath: small))
+        let line = "\"key\" = \"\(String(repeating: "v", count: 100))\";\n"
+        try Data(String(repeating: line, count: 20_000).utf8).write(to: URL(fileURLWithPath: large))
+        try Data(String(repeating: line, count: 40_000).utf8).write(to: URL(fileURLWithPath: tooLarge))
+        var reader = TableFileReader(limits: TableLimits(maximumFileBytes: 3 << 20))
+        XCTAssertEqual(try Self.table(reader.read(path: small))["a"]?.text, "b")
+        XCTAssertGreaterThan(reader.bufferBytes, 0, "kept for the next file")
+        XCTAssertEqual(try Self.table(reader.read(path: large)).count, 1)
+        XCTAssertLessThanOrEqual(reader.bufferBytes, TableFileReader.keptBufferBytes, "a 2 MB file's buffer is not kept")
+        XCTAssertTrue(try reader.read(path: tooLarge).hasErrors, "over the limit")
+        XCTAssertLessThanOrEqual(reader.bufferBytes, TableFileReader.keptBufferBytes, "nor the buffer of a refused one")
+        XCTAssertEqual(try Self.table(reader.read(path: small))["a"]?.text, "b")
+    }
+
+    private static func table(_ file: TableFile) -> Table {
+        guard case .table(let table) = file.contents else { return Table() }
+        return table
+    }
+
     func testFormatByExtension() {
         XCTAssertEqual(TableFormat(path: "/a/en.lproj/Localizable.strings"), .strings)
         XCTAssertEqual(TableFormat(path: "x.stringsdict"), .stringsdict)
