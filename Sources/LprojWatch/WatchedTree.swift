@@ -45,11 +45,11 @@ public final class WatchedTree {
     /// neither watched nor walked.
     ///
     /// `listed` gets the files already under the roots, a directory at a
-    /// time in batches of a few hundred files, on this thread while the watches are set up (each directory is
-    /// watched, then listed: a file created meanwhile is listed, reported as
-    /// an event, or both, never missed), so that the caller can read them
-    /// while the walk goes on. All of them have been handed over when `init`
-    /// returns.
+    /// time in batches of a few hundred files, on this thread while the
+    /// watches are set up (each directory is watched, then listed: a file
+    /// created meanwhile is listed, reported as an event, or both, never
+    /// missed), so that the caller can read them while the walk goes on.
+    /// All of them have been handed over when `init` returns.
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
                 isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
                 listed: ([ListedDirectory]) -> Void = { _ in }) throws(StartError) {
