@@ -10,8 +10,10 @@ final class FirstLoadTests: XCTestCase {
     func testTablesComposedFromSeveralFilesMatchAFreshParse() throws {
         let daemon = try DaemonProcess()
         var bundles: [String] = []
-        // Enough directories that both listing orders of a table's files occur.
-        for number in 0..<40 {
+        // Enough directories that both listing orders of a table's files
+        // occur, and that the walk hands over several batches (of 256 files).
+        let bundleCount = 200
+        for number in 0..<bundleCount {
             let bundle = "B\(number)"
             bundles.append(daemon.root + "/" + bundle)
             try daemon.write("\(bundle)/en.lproj/Localizable.strings", "\"title\" = \"Title \(number)\";\n\"item_count\" = \"plain\";\n")
@@ -42,7 +44,7 @@ final class FirstLoadTests: XCTestCase {
         XCTAssertNil(served.tables[Mirror.key(daemon.root + "/B0", "de", "Broken")], "a broken table with no good version is not served")
         let status = try connection.send(Status())
         XCTAssertEqual(status.tables, snapshot.count)
-        XCTAssertEqual(status.counters["parse-failures"], 40)
+        XCTAssertEqual(status.counters["parse-failures"], UInt64(bundleCount))
     }
 
     /// Linux names are bytes: a directory named with a precomposed "é" and
