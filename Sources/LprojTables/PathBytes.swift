@@ -16,21 +16,19 @@ package enum PathBytes {
     /// equates canonically equivalent ones: two different names on Linux).
     @inline(__always)
     package static func equal(_ lhs: String, _ rhs: String) -> Bool {
-        let left = lhs.utf8, right = rhs.utf8
         // The count is stored (native strings): most different paths stop here.
-        guard left.count == right.count else { return false }
-        let same = left.withContiguousStorageIfAvailable { left in
-            right.withContiguousStorageIfAvailable { right in
-                left.baseAddress == right.baseAddress || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
-            }
-        }
-        return (same ?? nil) ?? left.elementsEqual(right)
+        guard lhs.utf8.count == rhs.utf8.count else { return false }
+        return rhs.utf8.withContiguousStorageIfAvailable { equal(lhs, $0) } ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 
     /// Whether a string's UTF-8 bytes are `bytes`.
+    @inline(__always)
     package static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let utf8 = string.utf8
         guard utf8.count == bytes.count else { return false }
-        return utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? utf8.elementsEqual(bytes)
+        guard let other = bytes.baseAddress, !bytes.isEmpty else { return true }
+        return utf8.withContiguousStorageIfAvailable { own in
+            own.baseAddress == other || memcmp(own.baseAddress!, other, own.count) == 0
+        } ?? utf8.elementsEqual(bytes)
     }
 }
