@@ -143,10 +143,11 @@ final class Catalog {
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
     private(set) var tableCounts: [ExactString: [ExactString: Int]] = [:]
-    let limits: TableLimits
     let exclusions: Exclusions
     /// Reads what `refresh` is given (its buffer kept from one save to the next).
     private var reader: TableFileReader
+    /// What a table file may be (its reader's limits).
+    var limits: TableLimits { reader.limits }
     /// How many `.stringsdict` and `.xcstrings` files are known: while there
     /// are none, composing a table looks up its `.strings` file alone.
     private var fileCounts = FormatCounts()
@@ -155,7 +156,6 @@ final class Catalog {
     private(set) var parseFailures: UInt64 = 0
 
     init(limits: TableLimits, exclusions: Exclusions) {
-        self.limits = limits
         self.exclusions = exclusions
         reader = TableFileReader(limits: limits)
     }
@@ -224,7 +224,8 @@ final class Catalog {
         for path in paths {
             guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { continue }
             let parent = Substring(path.utf8.prefix(slash)), name = String(Substring(path.utf8.dropFirst(slash + 1)))
-            if let current = directory, PathBytes.equal(String(current), String(parent)) {
+            // Bytes, not `==` (canonically equivalent names are two directories).
+            if let current = directory, current.utf8.elementsEqual(parent.utf8) {
                 names.append(name)
                 continue
             }
