@@ -29,7 +29,7 @@ let package = Package(
         // libinotifytools, owned by LprojWatch's one thread.
         .systemLibrary(name: "CInotifyTools"),
         // inotify turned into coalesced, normalised file events.
-        .target(name: "LprojWatch", dependencies: ["CInotifyTools", "CLinux"]),
+        .target(name: "LprojWatch", dependencies: ["CInotifyTools", "CLinux", "LprojTables"]),
         // The wire protocol: one Codable type per message, and the line framing. No I/O.
         .target(name: "LprojProtocol", dependencies: ["LprojTables"]),
         // libinih and libsystemd, as Debian ships them.
@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),
-        .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch"]),
+        .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch", "LprojTables"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
         .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables"]),

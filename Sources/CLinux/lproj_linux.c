@@ -7,6 +7,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 int lproj_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
@@ -42,6 +43,22 @@ int lproj_signalfd_read(int fd) {
     struct signalfd_siginfo info;
     ssize_t count = read(fd, &info, sizeof info);
     return count == (ssize_t)sizeof info ? (int)info.ssi_signo : 0;
+}
+
+int lproj_timer_create(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int lproj_timer_arm(int fd, int64_t nanoseconds) {
+    struct itimerspec when = { 0 };
+    if (nanoseconds > 0) {
+        when.it_value.tv_sec = nanoseconds / 1000000000;
+        when.it_value.tv_nsec = nanoseconds % 1000000000;
+    }
+    return timerfd_settime(fd, 0, &when, NULL);
+}
+
+void lproj_timer_drain(int fd) {
+    uint64_t expirations;
+    (void)read(fd, &expirations, sizeof expirations);
 }
 
 int lproj_accept(int listener) { return accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }

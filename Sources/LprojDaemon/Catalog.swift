@@ -41,35 +41,10 @@ public struct TableAddress: Hashable, Sendable, Comparable {
     }
 
     public static func < (lhs: TableAddress, rhs: TableAddress) -> Bool {
-        (lhs.bundle, lhs.localization, lhs.table) < (rhs.bundle, rhs.localization, rhs.table)
-    }
-}
-
-/// A path or name as the catalog keys it: compared by its bytes (names
-/// that differ only in Unicode normalization are different files on Linux;
-/// `==` on strings makes them one), hashed with the tables' fast hash.
-struct ExactString: Hashable, Sendable, Comparable {
-    let string: String
-
-    init(_ string: String) {
-        self.string = string
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(TableHash.hash(string))
-    }
-
-    /// What dictionaries and sets use (`Hasher` left out, see `TableHash.rawHashValue`).
-    func _rawHashValue(seed: Int) -> Int {
-        TableHash.rawHashValue(TableHash.hash(string), seed: seed)
-    }
-
-    static func == (lhs: ExactString, rhs: ExactString) -> Bool {
-        PathBytes.equal(lhs.string, rhs.string)
-    }
-
-    static func < (lhs: ExactString, rhs: ExactString) -> Bool {
-        lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
+        // Bytes, as names compare everywhere.
+        if !lhs.bundle.hasSameBytes(as: rhs.bundle) { return ExactName(lhs.bundle) < ExactName(rhs.bundle) }
+        if !lhs.localization.hasSameBytes(as: rhs.localization) { return ExactName(lhs.localization) < ExactName(rhs.localization) }
+        return ExactName(lhs.table) < ExactName(rhs.table)
     }
 }
 
@@ -138,11 +113,11 @@ final class Catalog {
     /// Where a table file sits: its format, bundle, localization (nil for a catalog) and table.
     typealias Place = (format: TableFormat, bundle: String, localization: String?, table: String)
 
-    private(set) var files: [ExactString: FileRecord] = [:]
+    private(set) var files: [ExactName: FileRecord] = [:]
     /// The tables served, composed from the files' last good contents.
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
-    private(set) var tableCounts: [ExactString: [ExactString: Int]] = [:]
+    private(set) var tableCounts: [ExactName: [ExactName: Int]] = [:]
     let exclusions: Exclusions
     /// Reads what `refresh` is given (its buffer kept from one save to the next).
     private var reader: TableFileReader
@@ -172,7 +147,7 @@ final class Catalog {
 
     /// A bundle's served tables as one value, for lookups.
     func localizedBundle(_ path: String) -> LocalizedBundle? {
-        guard let localizations = tableCounts[ExactString(path)] else { return nil }
+        guard let localizations = tableCounts[ExactName(path)] else { return nil }
         var tables: [String: [String: Table]] = [:]
         for localization in localizations.keys { tables[localization.string] = [:] }
         for (address, table) in served where PathBytes.equal(address.bundle, path) {
@@ -200,7 +175,7 @@ final class Catalog {
 
     /// A table file read (or not) and parsed, with where it sits: what `apply` takes.
     struct Loaded: Sendable {
-        var path: ExactString
+        var path: ExactName
         var place: Place
         var outcome: Result<TableFile, TableReadError>
     }
@@ -208,7 +183,23 @@ final class Catalog {
     /// Rereads `paths` (files that were written, removed, or may have been)
     /// and returns what changed for subscribers, in order.
     func refresh(_ paths: some Sequence<String>) -> [Change] {
-        apply(Self.load(paths, with: &reader, exclusions: exclusions))
+        apply(read(paths))
+    }
+
+    /// Reads and parses the table files among `paths` with the catalog's
+    /// reader (other files and excluded ones are left out): `apply` takes the result.
+    func read(_ paths: some Sequence<String>) -> [Loaded] {
+        Self.load(paths, with: &reader, exclusions: exclusions)
+    }
+
+    /// Whether the catalog has a record of the file at `path`.
+    func knows(_ path: String) -> Bool {
+        files[ExactName(path)] != nil
+    }
+
+    /// Whether a bundle at `path` serves any table.
+    func hasBundle(_ path: String) -> Bool {
+        tableCounts[ExactName(path)] != nil
     }
 
     /// Reads and parses the table files among `paths` (other files and
@@ -339,7 +330,7 @@ final class Catalog {
                     let outcome = Result { () throws(TableReadError) in
                         try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed)
                     }
-                    (results.baseAddress! + index).initialize(to: Loaded(path: ExactString(path), place: place, outcome: outcome))
+                    (results.baseAddress! + index).initialize(to: Loaded(path: ExactName(path), place: place, outcome: outcome))
                 }
             }
             if inParallel && candidates.count >= 64 {
@@ -389,8 +380,7 @@ final class Catalog {
 
     /// The table files known under `directory` (for a directory that went away).
     func files(under directory: String) -> [String] {
-        let prefix = directory + "/"
-        return files.keys.lazy.map(\.string).filter { $0.hasPrefix(prefix) }
+        files.keys.lazy.filter { $0.isWithin(directory) && !$0.matches(directory) }.map(\.string)
     }
 
     /// Recomposes the served tables at `addresses` and reports the
@@ -408,70 +398,74 @@ final class Catalog {
             for (address, how) in addresses { serve(composition(address, how), at: address) }
             return []
         }
-        var appeared: [Change] = []
+        // Bundles and localizations are compared as they were before the
+        // whole batch and as it leaves them: a localization renamed (the old
+        // one gone, the new one there) never reports its bundle removed.
+        var bundlesBefore: [(bundle: ExactName, existed: Bool)] = []
+        var localizationsBefore: [(bundle: ExactName, localization: ExactName, existed: Bool)] = []
+        var seenBundles = Set<ExactName>(), seenLocalizations = Set<TableAddress>()
         var tables: [Change] = []
-        var gone: [Change] = []
         for (address, how) in addresses.sorted(by: { $0.key < $1.key }) {
+            let bundle = ExactName(address.bundle), localization = ExactName(address.localization)
+            if seenBundles.insert(bundle).inserted { bundlesBefore.append((bundle, tableCounts[bundle] != nil)) }
+            if seenLocalizations.insert(TableAddress(bundle: address.bundle, localization: address.localization, table: "")).inserted {
+                localizationsBefore.append((bundle, localization, tableCounts[bundle]?[localization] != nil))
+            }
             let old = served[address]
             let new = composition(address, how)
-            served[address] = new
+            serve(new, at: address)
             let diff = TableDiff(from: old ?? Table(), to: new ?? Table())
             switch (old, new) {
             case (nil, nil):
                 continue
             case (nil, .some):
-                if tableCounts[ExactString(address.bundle)] == nil { appeared.append(.bundleAdded(address.bundle)) }
-                if tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)] == nil {
-                    appeared.append(.localizationAdded(bundle: address.bundle, localization: address.localization))
-                }
-                tableCounts[ExactString(address.bundle), default: [:]][ExactString(address.localization), default: 0] += 1
                 tables.append(.tableChanged(address, diff, deleted: false))
             case (.some, nil):
                 tables.append(.tableChanged(address, diff, deleted: true))
-                gone += uncount(address)
             case (.some, .some):
                 if !diff.isEmpty || fixed.contains(address) { tables.append(.tableChanged(address, diff, deleted: false)) }
             }
         }
+        var appeared: [Change] = []
+        var gone: [Change] = []
+        for (bundle, existed) in bundlesBefore where !existed && tableCounts[bundle] != nil {
+            appeared.append(.bundleAdded(bundle.string))
+        }
+        for (bundle, localization, existed) in localizationsBefore {
+            let exists = tableCounts[bundle]?[localization] != nil
+            if !existed && exists { appeared.append(.localizationAdded(bundle: bundle.string, localization: localization.string)) }
+            if existed && !exists { gone.append(.localizationRemoved(bundle: bundle.string, localization: localization.string)) }
+        }
+        for (bundle, existed) in bundlesBefore where existed && tableCounts[bundle] == nil {
+            gone.append(.bundleRemoved(bundle.string))
+        }
         return appeared + tables + gone
     }
 
-    /// Serves `table` at `address` (nil: nothing), counting what appears
-    /// and goes without reporting it.
+    /// Serves `table` at `address` (nil: nothing), counting the tables of
+    /// each localization and bundle.
     private func serve(_ table: Table?, at address: TableAddress) {
         let old = if let table { served.updateValue(table, forKey: address) } else { served.removeValue(forKey: address) }
+        let bundle = ExactName(address.bundle), localization = ExactName(address.localization)
         if old == nil, table != nil {
-            tableCounts[ExactString(address.bundle), default: [:]][ExactString(address.localization), default: 0] += 1
+            tableCounts[bundle, default: [:]][localization, default: 0] += 1
         } else if old != nil, table == nil {
-            _ = uncount(address)
+            tableCounts[bundle]?[localization]! -= 1
+            if tableCounts[bundle]?[localization] == 0 { tableCounts[bundle]?[localization] = nil }
+            if tableCounts[bundle]?.isEmpty == true { tableCounts[bundle] = nil }
         }
-    }
-
-    /// Counts a served table gone; the localization and bundle that went with it.
-    private func uncount(_ address: TableAddress) -> [Change] {
-        var gone: [Change] = []
-        tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)]! -= 1
-        if tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)] == 0 {
-            tableCounts[ExactString(address.bundle)]?[ExactString(address.localization)] = nil
-            gone.append(.localizationRemoved(bundle: address.bundle, localization: address.localization))
-        }
-        if tableCounts[ExactString(address.bundle)]?.isEmpty == true {
-            tableCounts[ExactString(address.bundle)] = nil
-            gone.append(.bundleRemoved(address.bundle))
-        }
-        return gone
     }
 
     /// The served table at `address` from its files' last good contents.
     private func compose(_ address: TableAddress) -> Table? {
         let lproj = "\(address.bundle)/\(address.localization).lproj/\(address.table)"
         var layers: [(layer: TableLayers.Layer, table: Table)] = []
-        if case .table(let table)? = files[ExactString(lproj + ".strings")]?.lastGood { layers.append((.strings, table)) }
-        if fileCounts[.stringsdict] > 0, case .table(let table)? = files[ExactString(lproj + ".stringsdict")]?.lastGood {
+        if case .table(let table)? = files[ExactName(lproj + ".strings")]?.lastGood { layers.append((.strings, table)) }
+        if fileCounts[.stringsdict] > 0, case .table(let table)? = files[ExactName(lproj + ".stringsdict")]?.lastGood {
             layers.append((.stringsdict, table))
         }
         if fileCounts[.xcstrings] > 0,
-           case .catalog(let catalog)? = files[ExactString(address.bundle + "/" + address.table + ".xcstrings")]?.lastGood,
+           case .catalog(let catalog)? = files[ExactName(address.bundle + "/" + address.table + ".xcstrings")]?.lastGood,
            let table = catalog.tables[address.localization] {
             layers.append((.catalog, table))
         }

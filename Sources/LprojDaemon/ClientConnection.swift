@@ -4,92 +4,43 @@ import Glibc
 import CLinux
 import LprojProtocol
 
-/// One connected client: its socket, what it said about itself, its
-/// subscriptions, the bytes it sent that do not yet make a line, and the
-/// bytes waiting to be written to it.
-///
-/// The output queue is bounded: replies beyond the bound pause reading
-/// from the client (it must read to be served), and events beyond it are
-/// dropped for its subscriptions, which get a `resync` once it has caught up.
-/// A client that stops reading therefore costs at most its bound.
+/// One connected client as the shell sees it: its socket, its peer, the
+/// bytes it sent that do not yet make a line, and its `Session` (what the
+/// publisher owes it).
 final class ClientConnection {
     let descriptor: Int32
     let peer: PeerCredentials
     let connected: ContinuousClock.Instant
-    var name: String?
-    var app: String?
     var framer: LineFramer
-    var subscriptions: [String: Subscription] = [:]
+    let session: Session
     /// What the loop's epoll waits for on this socket (changed only when it must).
     var interest = interestIn | interestPeerClosed
-    private(set) var output: [UInt8] = []
-    private var written = 0
-    let queueLimit: Int
 
-    init(descriptor: Int32, peer: PeerCredentials, maximumLineLength: Int, queueLimit: Int) {
+    init(descriptor: Int32, peer: PeerCredentials, session: Session, maximumLineLength: Int) {
         self.descriptor = descriptor
         self.peer = peer
+        self.session = session
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
-        self.queueLimit = queueLimit
         connected = .now
     }
 
-    /// Bytes queued and not yet written.
-    var queuedBytes: Int { output.count - written }
-
-    /// Whether the queue is past its bound (stop reading requests; drop events).
-    var isFull: Bool { queuedBytes >= queueLimit }
-
-    /// Queues a reply or a line that must not be dropped.
-    func enqueue(_ line: [UInt8]) {
-        output += line
-    }
-
-    /// Queues an event for `subscription` unless the queue is full, in which
-    /// case the subscription is marked lagging. Returns whether it was queued.
-    @discardableResult
-    func enqueueEvent(_ body: [UInt8], for name: String) -> Bool {
-        guard var subscription = subscriptions[name] else { return false }
-        if subscription.lagging { return false }
-        if isFull {
-            subscription.lagging = true
-            subscriptions[name] = subscription
-            return false
-        }
-        Wire.appendAddressed(body, prefix: subscription.prefix, to: &output)
-        return true
-    }
-
-    /// Writes as much of the queue as the socket takes. Returns false when the peer is gone.
+    /// Writes as much of the session's queue as the socket takes. Returns false when the peer is gone.
     func flush() -> Bool {
-        while written < output.count {
-            let count = output.withUnsafeBytes { send(descriptor, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { break }
-                return false
+        var failed = false
+        while session.queuedBytes > 0, !failed {
+            var wouldBlock = false
+            session.write { bytes in
+                while true {
+                    let count = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+                    if count >= 0 { return count }
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN || errno == EWOULDBLOCK { wouldBlock = true } else { failed = true }
+                    return 0
+                }
             }
-            written += count
+            if wouldBlock { break }
         }
-        if written == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
-            written = 0
-        } else if written > 1 << 16, written * 2 > output.count {
-            output.removeFirst(written)
-            written = 0
-        }
-        return true
-    }
-
-    /// The subscriptions that dropped events, now that the queue has room: they are owed a resync.
-    func takeLagging() -> [Subscription] {
-        guard queuedBytes == 0 else { return [] }
-        var owed: [Subscription] = []
-        for (name, subscription) in subscriptions where subscription.lagging {
-            subscriptions[name]!.lagging = false
-            owed.append(subscription)
-        }
-        return owed
+        return !failed
     }
 }
 

@@ -29,6 +29,12 @@ public struct Configuration: Sendable, Equatable {
     /// Glob patterns for paths to ignore: without `/` matched against each
     /// name, with `/` against the path relative to its root.
     public var excludes: [String] = []
+    /// How long a table whose file disappeared stays served (an editor's
+    /// rename-then-write save is then one change).
+    public var removalGrace: Duration = .milliseconds(250)
+    /// How long a file found in a new directory must see no write before it
+    /// is read (when no `IN_CLOSE_WRITE` says it is complete first).
+    public var quietPeriod: Duration = .milliseconds(100)
 
     // [Socket]
     /// nil: the default rule (`SocketPath`).
@@ -50,6 +56,7 @@ public struct Configuration: Sendable, Equatable {
     public var maximumClients = 256
     public var clientQueueBytes = 8 << 20
     public var historyLength = 4096
+    public var historyBytes = 64 << 20
 
     // [State]
     /// nil: `/var/lib/lprojd` for root, else `$XDG_STATE_HOME/lprojd` or `~/.local/state/lprojd`.
@@ -79,14 +86,20 @@ public struct Configuration: Sendable, Equatable {
         var lines = ["[Watch]"]
         lines += roots.isEmpty ? ["Root="] : roots.map { "Root=\($0)" }
         lines += excludes.map { "Exclude=\($0)" }
+        lines += ["RemovalGrace=\(Self.milliseconds(removalGrace))ms", "QuietPeriod=\(Self.milliseconds(quietPeriod))ms"]
         lines += ["", "[Socket]", "Path=\(resolvedSocketPath(environment: environment))",
                   "Mode=0" + String(socketMode, radix: 8), "Group=\(socketGroup?.name ?? "")",
                   "", "[Access]", "AllowUsers=\(list(allowUsers))", "AllowGroups=\(list(allowGroups))",
                   "SelectUsers=\(list(selectUsers))", "SelectGroups=\(list(selectGroups))",
                   "", "[Limits]", "MaxTableBytes=\(maximumTableBytes)", "MaxRequestBytes=\(maximumRequestBytes)",
                   "MaxClients=\(maximumClients)", "ClientQueueBytes=\(clientQueueBytes)", "HistoryLength=\(historyLength)",
+                  "HistoryBytes=\(historyBytes)",
                   "", "[State]", "Directory=\(resolvedStateDirectory(environment: environment))",
                   "", "[Log]", "Level=\(logLevel.rawValue)"]
         return lines.joined(separator: "\n")
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int64 {
+        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 }

@@ -76,6 +76,8 @@ public enum ConfigurationFile {
             }
         case ("Watch", "Exclude"):
             if value.isEmpty { configuration.excludes = [] } else { configuration.excludes += words(value) }
+        case ("Watch", "RemovalGrace"): configuration.removalGrace = try duration(value, maximum: .seconds(60))
+        case ("Watch", "QuietPeriod"): configuration.quietPeriod = try duration(value, maximum: .seconds(10))
         case ("Socket", "Path"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the socket path must be absolute, not '\(value)'") }
             guard value.utf8.count <= 107 else { throw ValueError("a socket path holds at most 107 bytes") }
@@ -96,6 +98,7 @@ public enum ConfigurationFile {
         case ("Limits", "MaxClients"): configuration.maximumClients = try count(value, minimum: 1)
         case ("Limits", "ClientQueueBytes"): configuration.clientQueueBytes = try size(value, minimum: 4096)
         case ("Limits", "HistoryLength"): configuration.historyLength = try count(value, minimum: 0)
+        case ("Limits", "HistoryBytes"): configuration.historyBytes = try size(value, minimum: 0)
         case ("State", "Directory"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the state directory must be absolute, not '\(value)'") }
             configuration.stateDirectory = value.isEmpty ? nil : value
@@ -131,6 +134,24 @@ public enum ConfigurationFile {
         }
         guard number * multiplier >= minimum else { throw ValueError("must be at least \(minimum) bytes") }
         return number * multiplier
+    }
+
+    /// `250ms`, `2s`, `0` → a duration from 0 to `maximum`.
+    static func duration(_ text: String, maximum: Duration) throws(ValueError) -> Duration {
+        let units: [(suffix: String, scale: Int64)] = [("ms", 1), ("s", 1000)]
+        var milliseconds: Int64?
+        for (suffix, scale) in units where text.hasSuffix(suffix) {
+            milliseconds = Int64(text.dropLast(suffix.count)).map { $0 * scale }
+            break
+        }
+        if text == "0" { milliseconds = 0 }
+        guard let milliseconds, milliseconds >= 0 else {
+            throw ValueError("expected a duration like 250ms or 2s, not '\(text)'")
+        }
+        guard Duration.milliseconds(milliseconds) <= maximum else {
+            throw ValueError("must be at most \(Configuration.milliseconds(maximum))ms")
+        }
+        return .milliseconds(milliseconds)
     }
 
     static func count(_ text: String, minimum: Int) throws(ValueError) -> Int {

@@ -15,18 +15,19 @@ extension Daemon {
         if let app = request.app, !Selections.isValidApp(app) {
             return .failure(ProtocolError(.invalidField, "an app id is letters, digits, '.', '-' and '_' (at most 200)", field: "app"))
         }
-        client.name = request.client
-        client.app = request.app
-        return .reply(Hello.Reply(instance: instance, clock: clock, server: Self.server,
+        client.session.name = request.client
+        client.session.app = request.app
+        return .reply(Hello.Reply(instance: publisher.instance, clock: clock, server: Self.server,
                                   language: request.app.flatMap { selections.languages[$0] }))
     }
 
     func subscribe(_ request: Subscribe, client: ClientConnection, id: RequestID) -> Answer<Subscribe.Reply> {
         guard !request.name.isEmpty else { return .failure(ProtocolError(.invalidField, "a subscription needs a name", field: "name")) }
-        guard client.subscriptions[request.name] == nil else {
+        let session = client.session
+        guard session.subscriptions[request.name] == nil else {
             return .failure(ProtocolError(.invalidField, "this connection already has a subscription \"\(request.name)\"", field: "name"))
         }
-        guard client.subscriptions.count < 64 else { return .failure(ProtocolError(.busy, "at most 64 subscriptions per connection")) }
+        guard session.subscriptions.count < 64 else { return .failure(ProtocolError(.busy, "at most 64 subscriptions per connection")) }
         var bundle: String?
         if let path = request.bundle {
             switch resolveBundle(path, field: "bundle") {
@@ -35,26 +36,18 @@ extension Daemon {
             }
         }
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables)
-        client.subscriptions[request.name] = subscription
-        var replay: [History.Published]?
-        if let since = request.since, since.instance == instance {
-            replay = history.events(after: since.sequence, current: sequence)
-        }
-        guard let replay else {
-            let tables = request.wantsSnapshot
-                ? tableSnapshots(bundle: bundle, localizations: request.languages, tables: request.tables) : nil
-            return .reply(Subscribe.Reply(clock: clock, fresh: true, tables: tables))
+        session.subscriptions[request.name] = subscription
+        guard let replay = publisher.missed(since: request.since) else {
+            return .reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil))
         }
         // The reply first, then what was missed, in order.
         reply(Subscribe.Reply(clock: clock, fresh: false), to: id, on: client)
-        for event in replay where subscription.matches(event.scope, app: client.app) {
-            client.enqueueEvent(event.body, for: request.name)
-        }
+        publisher.replay(replay, to: session, subscription: subscription)
         return .later
     }
 
     func unsubscribe(_ request: Unsubscribe, client: ClientConnection, id: RequestID) -> Answer<EmptyReply> {
-        guard client.subscriptions.removeValue(forKey: request.name) != nil else {
+        guard client.session.subscriptions.removeValue(forKey: request.name) != nil else {
             return .failure(ProtocolError(.notFound, "no subscription \"\(request.name)\" on this connection", field: "name"))
         }
         return .reply(EmptyReply())
@@ -67,16 +60,19 @@ extension Daemon {
             case .success(let resolved): bundle = resolved
             case .failure(let error): return .failure(error)
             }
+            guard catalog.hasBundle(bundle!) else {
+                return .failure(ProtocolError(.notFound, "no bundle at \(bundle!) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
+            }
         }
-        return .reply(Snapshot.Reply(clock: clock, tables: tableSnapshots(bundle: bundle, localizations: request.languages,
-                                                                          tables: request.tables)))
+        let filter = Subscription(name: "", bundle: bundle, localizations: request.languages, tables: request.tables)
+        return .reply(Snapshot.Reply(clock: clock, tables: tableSnapshots(filter)))
     }
 
     func list(_ request: List, client: ClientConnection, id: RequestID) -> Answer<List.Reply> {
         // Keyed by bytes: names that differ only in Unicode normalization are different directories.
-        var tables: [ExactString: [ExactString: [ExactString: TableSummary]]] = [:]
+        var tables: [ExactName: [ExactName: [ExactName: TableSummary]]] = [:]
         for (address, table) in catalog.served {
-            tables[ExactString(address.bundle), default: [:]][ExactString(address.localization), default: [:]][ExactString(address.table)] =
+            tables[ExactName(address.bundle), default: [:]][ExactName(address.localization), default: [:]][ExactName(address.table)] =
                 TableSummary(name: address.table, entries: table.count, health: .ok)
         }
         for (file, record) in catalog.files where !record.diagnostics.isEmpty {
@@ -84,8 +80,8 @@ extension Daemon {
             let errors = record.diagnostics.filter { $0.severity == .error }.count
             let warnings = record.diagnostics.count - errors
             let localizations = place.localization.map { [$0] } ?? record.localizations(at: place)
-            let (bundle, table) = (ExactString(place.bundle), ExactString(place.table))
-            for localization in localizations.map(ExactString.init) {
+            let (bundle, table) = (ExactName(place.bundle), ExactName(place.table))
+            for localization in localizations.map(ExactName.init) {
                 var summary = tables[bundle]?[localization]?[table] ?? TableSummary(name: place.table, entries: 0, health: .ok)
                 summary.errors += errors
                 summary.warnings += warnings
@@ -145,21 +141,24 @@ extension Daemon {
         log.info("\(request.app): language \(language ?? "system") (pid \(client.peer.pid))")
         // The reply first (with the clock of the event that follows it), then the event.
         let app = request.app
-        reply(SelectLanguage.Reply(app: app, language: language, clock: Clock(instance: instance, sequence: sequence + 1)), to: id, on: client)
-        publish(scope: .app(app)) { LanguageSelected(clock: $0, app: app, language: language) }
+        reply(SelectLanguage.Reply(app: app, language: language, clock: Clock(instance: publisher.instance, sequence: publisher.sequence + 1)),
+              to: id, on: client)
+        publisher.publish(scope: .app(app)) { LanguageSelected(clock: $0, app: app, language: language) }
         return .later
     }
 
     func status(_ request: Status, client: ClientConnection, id: RequestID) -> Answer<Status.Reply> {
-        var counters = self.counters
+        var counters = self.counters.merging(publisher.counters) { $0 + $1 }
         counters["files-parsed"] = catalog.filesParsed
         counters["parse-failures"] = catalog.parseFailures
+        counters["history-events"] = UInt64(publisher.history.count)
+        counters["history-bytes"] = UInt64(publisher.history.bytes)
         let clients = self.clients.values.sorted { $0.connected < $1.connected }.map {
-            Status.Client(name: $0.name, app: $0.app, pid: $0.peer.pid, subscriptions: $0.subscriptions.keys.sorted(),
-                          queuedBytes: $0.queuedBytes)
+            Status.Client(name: $0.session.name, app: $0.session.app, pid: $0.peer.pid, subscriptions: $0.session.subscriptions.keys.sorted(),
+                          queuedBytes: $0.session.queuedBytes)
         }
         let uptime = ContinuousClock.now - started
-        return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: instance, clock: clock,
+        return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: publisher.instance, clock: clock,
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                                    roots: roots, watches: watchCount, bundles: catalog.bundles.count, tables: catalog.served.count,
                                    clients: clients, counters: counters))
@@ -172,14 +171,10 @@ extension Daemon {
 
     // MARK: - Helpers
 
-    /// The matching served tables, sorted, as a snapshot.
-    func tableSnapshots(bundle: String?, localizations: [String]?, tables: [String]?) -> [TableSnapshot] {
-        let localizations = localizations.map(Set.init), tables = tables.map(Set.init)
-        return catalog.served.keys.sorted().compactMap { address in
-            guard bundle == nil || bundle == address.bundle, localizations?.contains(address.localization) ?? true,
-                  tables?.contains(address.table) ?? true else { return nil }
-            return TableSnapshot(bundle: address.bundle, language: address.localization, table: address.table,
-                                 entries: catalog.served[address]!.entries)
+    /// The served tables `filter` covers, sorted, as a snapshot.
+    func tableSnapshots(_ filter: Subscription) -> [TableSnapshot] {
+        catalog.served.filter { filter.covers($0.key) }.sorted { $0.key < $1.key }.map { address, table in
+            TableSnapshot(bundle: address.bundle, language: address.localization, table: address.table, entries: table.entries)
         }
     }
 
@@ -209,7 +204,7 @@ extension Daemon {
             return .failure(ProtocolError(.outsideRoots, "\(path) climbs out of a directory that does not exist", field: field))
         }
         let canonical = ([resolved!] + rest.filter { $0 != "." }).joined(separator: "/").replacingSlashes()
-        guard roots.contains(where: { canonical == $0 || canonical.hasPrefix($0 + "/") }) else {
+        guard roots.contains(where: { ExactName(canonical).isWithin($0) }) else {
             return .failure(ProtocolError(.outsideRoots, "\(path) is outside every watched root", field: field))
         }
         return .success(canonical)

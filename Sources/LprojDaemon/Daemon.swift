@@ -8,12 +8,17 @@ import LprojProtocol
 import LprojTables
 import LprojWatch
 
-/// lprojd's event loop: one thread owns the catalog, the connections, the
-/// subscriptions, the history, the selections and the watched tree — no
-/// locks on the hot path, no thread between a save and its event. It sleeps
-/// in `epoll_wait` on the listening socket, the clients, a signalfd
-/// (SIGTERM, SIGINT) and the inotify descriptor. Idle means idle: no timers
-/// (unless systemd asked for a watchdog).
+/// lprojd's shell: the event loop and every descriptor — the listening
+/// socket, the clients, a signalfd (SIGTERM, SIGINT), the inotify
+/// descriptor and a one-shot timer — on one thread, with no locks on the
+/// hot path and no thread between a save and its event.
+///
+/// What to do with what arrives is the core's: the `Catalog` (files in,
+/// changes out), the `Publisher` (changes in, lines for each session out)
+/// and `PendingChanges` (which changes wait, and until when). The shell
+/// reads, hands over, and writes what they decide. Idle means idle: the
+/// timer runs only while a change waits (and the watchdog only when
+/// systemd asks for one).
 public final class Daemon {
     /// The program and version, as `hello` and `status` report them.
     public static let server = "lprojd 0.1.0"
@@ -21,28 +26,39 @@ public final class Daemon {
     let configuration: Configuration
     let log: Log
     let roots: [String]
-    let instance: String
-    var sequence: UInt64 = 0
-    var history: History
+    let publisher: Publisher
     let catalog: Catalog
     var selections: Selections
     let access: AccessPolicy
     var clients: [Int32: ClientConnection] = [:]
+    /// The shell's counters for `status` (the publisher keeps its own).
     var counters: [String: UInt64] = [:]
     let started = ContinuousClock.now
     private let listener: Listener
     private let poller: Int32
     private let signals: Int32
+    private let timer: Int32
+    /// When the timer is set to fire (nil: disarmed).
+    private var timerDeadline: ContinuousClock.Instant?
     private var tree: WatchedTree?
-    /// `sync` requests waiting for their marker: (connection, its connect time, request id) by marker name.
-    private var pendingSyncs: [String: (descriptor: Int32, connected: ContinuousClock.Instant, id: RequestID)] = [:]
-    private var syncCount = 0
+    private var markers: MarkerSync<PendingSync>?
+    private var pending: PendingChanges
+    /// Syncs whose marker came back, waiting for the pending changes up to their ticket.
+    private var settling: [(ticket: UInt64, sync: PendingSync)] = []
     private var handlers = Handlers()
     private var stopping = false
-    /// Connections with output queued since the last flush.
-    private var dirty = Set<Int32>()
+    /// Connections by their session (the publisher names sessions, not descriptors).
+    private var bySession: [Int: Int32] = [:]
     /// Connections refused (access, limits), kept until their peer closes.
     private var refused = Set<Int32>()
+
+    /// A `sync` request waiting for the tree: which connection (and which
+    /// connection it was: descriptors are reused), and the request's id.
+    struct PendingSync {
+        var descriptor: Int32
+        var connected: ContinuousClock.Instant
+        var id: RequestID
+    }
 
     /// Blocks the signals the loop reads from a signalfd. Call it first in
     /// `main`, before any thread starts, so every thread inherits the mask.
@@ -73,8 +89,9 @@ public final class Daemon {
             if !canonical.contains(path) { canonical.append(path) }
         }
         roots = canonical
-        instance = String(UInt64.random(in: 1...UInt64.max), radix: 16)
-        history = History(capacity: configuration.historyLength)
+        publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.historyLength,
+                              historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes)
+        pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
         let exclusions = Exclusions(patterns: configuration.excludes, roots: canonical)
         catalog = Catalog(limits: TableLimits(maximumFileBytes: configuration.maximumTableBytes), exclusions: exclusions)
         access = AccessPolicy(configuration, ownUser: getuid())
@@ -91,7 +108,8 @@ public final class Daemon {
         }
         poller = lproj_epoll_create()
         signals = lproj_signalfd_term()
-        guard poller >= 0, signals >= 0 else {
+        timer = lproj_timer_create()
+        guard poller >= 0, signals >= 0, timer >= 0 else {
             listener.close()
             throw DaemonError("cannot set up the event loop: \(String(cString: strerror(errno)))")
         }
@@ -115,6 +133,7 @@ public final class Daemon {
         switch walked {
         case .success(let walked):
             tree = walked
+            markers = MarkerSync(tree: walked)
         case .failure(let error):
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
@@ -135,6 +154,7 @@ public final class Daemon {
         add(listener.descriptor, events: interestIn)
         if let tree { add(tree.descriptor, events: interestIn) }
         add(signals, events: interestIn)
+        add(timer, events: interestIn)
     }
 
     /// Directories watched now.
@@ -152,7 +172,9 @@ public final class Daemon {
         var descriptors = [Int32](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while !stopping {
-            let timeout = watchdog ? Int32(watchdogMicroseconds / 2000) : -1
+            // Events taken out of the kernel's queue to check a read are handled at once.
+            let held = tree?.hasQueuedEvents == true
+            let timeout = held ? 0 : watchdog ? Int32(watchdogMicroseconds / 2000) : -1
             let count = lproj_epoll_wait(poller, &descriptors, &events, 64, timeout)
             if watchdog { sd_notify(0, "WATCHDOG=1") }
             if count < 0 {
@@ -160,12 +182,18 @@ public final class Daemon {
                 log.error("epoll_wait: \(String(cString: strerror(errno)))")
                 break
             }
+            var treeRead = false
             for (descriptor, event) in zip(descriptors.prefix(Int(count)), events) {
                 if descriptor == listener.descriptor {
                     acceptClients()
                 } else if descriptor == tree?.descriptor {
                     // One batch; more waiting keeps the descriptor readable for the next turn.
                     if let batch = tree?.readBatch(waiting: false) { handle(batch) }
+                    treeRead = true
+                } else if descriptor == timer {
+                    lproj_timer_drain(timer)
+                    timerDeadline = nil
+                    timerFired()
                 } else if descriptor == signals {
                     while case let signal = lproj_signalfd_read(signals), signal != 0 {
                         log.info("signal \(signal): stopping")
@@ -177,7 +205,9 @@ public final class Daemon {
                     drainRefused(descriptor)
                 }
             }
-            flushDirty()
+            if held, !treeRead, let batch = tree?.readBatch(waiting: false) { handle(batch) }
+            armTimer()
+            flushTouched()
         }
         shutDown()
         return 0
@@ -185,96 +215,104 @@ public final class Daemon {
 
     // MARK: - Publishing
 
-    /// Gives `event` the next clock, records it in the history and queues it
-    /// for every subscription it matches.
-    func publish<E: Event>(scope: Scope, _ make: (Clock) -> E) {
-        sequence += 1
-        counters["events", default: 0] += 1
-        let event = make(clock)
-        let body: [UInt8]
-        do {
-            body = try Wire.eventBody(event)
-        } catch {
-            log.error("cannot encode \(E.name): \(error)")
-            return
-        }
-        history.append(.init(sequence: sequence, body: body, scope: scope))
-        for client in clients.values {
-            for (name, subscription) in client.subscriptions where subscription.matches(scope, app: client.app) {
-                if !client.enqueueEvent(body, for: name) { counters["events-dropped", default: 0] += 1 }
-            }
-            dirty.insert(client.descriptor)
-        }
-    }
-
     /// The clock as of the last published event.
-    var clock: Clock { Clock(instance: instance, sequence: sequence) }
+    var clock: Clock { publisher.clock }
 
-    /// Publishes what the catalog says changed.
+    /// Logs and publishes what the catalog says changed.
     func publish(_ changes: [Catalog.Change]) {
         for change in changes {
             switch change {
-            case .bundleAdded(let bundle):
-                publish(scope: .bundle(bundle)) { BundleAdded(clock: $0, bundle: bundle) }
-            case .bundleRemoved(let bundle):
-                publish(scope: .bundle(bundle)) { BundleRemoved(clock: $0, bundle: bundle) }
-            case .localizationAdded(let bundle, let localization):
-                publish(scope: .localization(bundle: bundle, localization: localization)) {
-                    LocalizationAdded(clock: $0, bundle: bundle, language: localization)
-                }
-            case .localizationRemoved(let bundle, let localization):
-                publish(scope: .localization(bundle: bundle, localization: localization)) {
-                    LocalizationRemoved(clock: $0, bundle: bundle, language: localization)
-                }
-            case .tableChanged(let address, let diff, let deleted):
+            case .tableChanged(let address, let diff, _):
                 log.debug("\(address.bundle)/\(address.localization)/\(address.table): +\(diff.added.count) ~\(diff.changed.count) -\(diff.removed.count)")
-                publish(scope: .table(bundle: address.bundle, localization: address.localization, table: address.table)) {
-                    TableChanged(clock: $0, bundle: address.bundle, language: address.localization, table: address.table,
-                                 diff: diff, deleted: deleted)
-                }
-            case .tableInvalid(let file, let bundle, let localization, let table, let diagnostics, let kept):
+            case .tableInvalid(let file, _, _, _, let diagnostics, let kept):
                 log.info("\(file): \(diagnostics.filter { $0.severity == .error }.count) error(s); \(kept ? "last good version kept" : "not served")")
-                publish(scope: .table(bundle: bundle, localization: localization, table: table)) {
-                    TableInvalid(clock: $0, file: file, bundle: bundle, language: localization, table: table,
-                                 diagnostics: diagnostics, kept: kept ? .lastGood : .none)
-                }
+            default:
+                break
             }
         }
+        publisher.publish(changes)
     }
 
     // MARK: - The loop's inputs
 
     private func handle(_ batch: WatchBatch) {
-        if !batch.events.isEmpty {
-            let received = ContinuousClock.now
-            defer { log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)") }
-            var paths: [String] = []
-            for event in batch.events {
-                switch event {
-                case .written(let path), .removed(let path): paths.append(path)
-                case .directoryGone(let path): paths += catalog.files(under: path)
-                case .directoryAppeared: break   // its files follow as `written`
-                case .overflow: break            // `batch.overflowed`: below
-                }
-            }
-            if batch.overflowed {
-                counters["overflows", default: 0] += 1
-                log.warning("inotify queue overflowed: rescanning every root")
-                paths = Set(catalog.files.keys).union(catalog.crawl(roots: roots).map(ExactString.init)).map(\.string)
-            }
+        let received = ContinuousClock.now
+        if batch.overflowed {
+            counters["overflows", default: 0] += 1
+            log.warning("inotify queue overflowed: rescanning every root")
+            // Everything is read now: nothing waits any more.
+            pending.removeAll()
+            let paths = Set(catalog.files.keys).union(catalog.crawl(roots: roots).map(ExactName.init)).map(\.string)
             publish(catalog.refresh(paths))
-            if batch.overflowed {
-                counters["resyncs", default: 0] += 1
-                publish(scope: .everyone) { Resync(reason: .overflow, clock: $0) }
+            publisher.resyncEveryone(.overflow)
+        } else if !batch.events.isEmpty {
+            let paths = pending.take(batch.events, at: received, isKnown: catalog.knows, knownFiles: catalog.files(under:))
+            refresh(paths)
+            log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)")
+        }
+        if var markers {
+            for sync in markers.settle(batch) { settling.append((pending.lastTicket, sync)) }
+            self.markers = markers
+        }
+        answerSettledSyncs()
+    }
+
+    /// Reads `paths` and publishes what changed, except reads that a newer
+    /// change of the same file overtook: after reading, the events queued
+    /// since are looked at, and a file written, truncated, moved or removed
+    /// again meanwhile (or whose directory moved) is left to those events —
+    /// a save is published only as it was completed, never half-written.
+    private func refresh(_ paths: [String]) {
+        guard !paths.isEmpty else { return }
+        var loaded = catalog.read(paths)
+        if let queued = tree?.queuedPaths(), !queued.isEmpty {
+            let before = loaded.count
+            loaded.removeAll { Self.isOvertaken($0.path.string, by: queued) }
+            if loaded.count < before {
+                counters["reads-overtaken", default: 0] += UInt64(before - loaded.count)
+                log.debug("\(before - loaded.count) read(s) overtaken by a newer change: left to its event")
             }
         }
-        // After an overflow a sync's marker may have been dropped; the
-        // rescan answers every sync asked before it.
-        let answered = batch.overflowed ? Array(pendingSyncs.keys) : batch.signals
-        for name in answered {
-            guard let sync = pendingSyncs.removeValue(forKey: name), let client = clients[sync.descriptor],
-                  client.connected == sync.connected else { continue }
-            reply(Sync.Reply(clock: clock), to: sync.id, on: client)
+        publish(catalog.apply(loaded))
+    }
+
+    /// Whether the file at `path`, or its directory or the one above, is among `queued`.
+    private static func isOvertaken(_ path: String, by queued: Set<ExactName>) -> Bool {
+        var current = Substring(path)
+        for _ in 0..<3 {
+            if queued.contains(ExactName(String(current))) { return true }
+            guard let slash = current.lastIndex(of: "/"), slash != current.startIndex else { return false }
+            current = current[..<slash]
+        }
+        return false
+    }
+
+    /// Reads what waited and is due.
+    private func timerFired() {
+        refresh(pending.takeDue(at: .now))
+        answerSettledSyncs()
+    }
+
+    /// Arms the timer for the next pending change, or disarms it when nothing waits.
+    private func armTimer() {
+        let next = pending.nextDeadline
+        guard next != timerDeadline else { return }
+        timerDeadline = next
+        guard let next else {
+            lproj_timer_arm(timer, 0)
+            return
+        }
+        let wait = next - .now
+        let nanoseconds = wait.components.seconds * 1_000_000_000 + wait.components.attoseconds / 1_000_000_000
+        lproj_timer_arm(timer, max(1, nanoseconds))
+    }
+
+    /// Answers the syncs whose marker came back once the changes that waited at that moment are settled.
+    private func answerSettledSyncs() {
+        while let first = settling.first, pending.isSettled(through: first.ticket) {
+            settling.removeFirst()
+            guard let client = clients[first.sync.descriptor], client.connected == first.sync.connected else { continue }
+            reply(Sync.Reply(clock: clock), to: first.sync.id, on: client)
         }
     }
 
@@ -303,9 +341,10 @@ public final class Daemon {
                 refuse(descriptor, with: refusal)
                 continue
             }
-            let client = ClientConnection(descriptor: descriptor, peer: peer, maximumLineLength: configuration.maximumRequestBytes,
-                                          queueLimit: configuration.clientQueueBytes)
+            let client = ClientConnection(descriptor: descriptor, peer: peer, session: publisher.openSession(),
+                                          maximumLineLength: configuration.maximumRequestBytes)
             clients[descriptor] = client
+            bySession[client.session.id] = descriptor
             counters["connections", default: 0] += 1
             add(descriptor, events: client.interest)
             log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
@@ -339,7 +378,7 @@ public final class Daemon {
 
     /// Reads what a client sent and answers it; writes what it is owed.
     private func service(_ client: ClientConnection, events: UInt32) {
-        if events & interestOut != 0 { dirty.insert(client.descriptor) }
+        if events & interestOut != 0 { flush(client) }
         guard events & (interestIn | interestHangUp | interestError | interestPeerClosed) != 0 else { return }
         var buffer = [UInt8](repeating: 0, count: 65536)
         let count = buffer.withUnsafeMutableBytes { recv(client.descriptor, $0.baseAddress, $0.count, 0) }
@@ -358,74 +397,67 @@ public final class Daemon {
                 handlers.handle(line, from: client, daemon: self)
             case .overlong:
                 counters["requests-refused", default: 0] += 1
-                client.enqueue(Wire.failure(ProtocolError(.lineTooLong,
+                publisher.send(Wire.failure(ProtocolError(.lineTooLong,
                     "a request line is longer than the \(ByteCountText.describe(configuration.maximumRequestBytes)) limit; skipped to its end"),
-                    to: nil))
+                    to: nil), to: client.session)
             }
         }
-        dirty.insert(client.descriptor)
     }
 
-    /// Writes every queued output; pauses reading from clients whose queue is
-    /// full and resumes them when it drains; settles lagging subscriptions.
-    private func flushDirty() {
-        let pending = dirty
-        dirty.removeAll(keepingCapacity: true)
-        for descriptor in pending {
-            guard let client = clients[descriptor] else { continue }
-            guard client.flush() else {
-                disconnect(client, reason: "write failed")
-                continue
-            }
-            for subscription in client.takeLagging() {
-                counters["resyncs", default: 0] += 1
-                log.info("subscription \"\(subscription.name)\" of pid \(client.peer.pid) fell behind: told to resync")
-                if let body = try? Wire.eventBody(Resync(reason: .slowConsumer, clock: clock)) {
-                    client.enqueueEvent(body, for: subscription.name)
-                }
-                _ = client.flush()
-            }
-            // Wait for room to write; stop reading while the queue is full.
-            var events = interestPeerClosed
-            if !client.isFull { events |= interestIn }
-            if client.queuedBytes > 0 { events |= interestOut }
-            if events != client.interest {
-                modify(descriptor, events: events)
-                client.interest = events
-            }
+    /// Writes to every session the publisher gave output.
+    private func flushTouched() {
+        for id in publisher.takeTouched() {
+            guard let descriptor = bySession[id], let client = clients[descriptor] else { continue }
+            flush(client)
+        }
+    }
+
+    /// Writes what `client` is owed; pauses reading from it while its queue
+    /// is full and resumes when it drains; settles lagging subscriptions.
+    private func flush(_ client: ClientConnection) {
+        guard client.flush() else { return disconnect(client, reason: "write failed") }
+        let owed = publisher.settleLagging(client.session)
+        for subscription in owed {
+            log.info("subscription \"\(subscription.name)\" of pid \(client.peer.pid) fell behind: told to resync")
+        }
+        if !owed.isEmpty, !client.flush() { return disconnect(client, reason: "write failed") }
+        // Wait for room to write; stop reading while the queue is full.
+        var events = interestPeerClosed
+        if !client.session.isFull { events |= interestIn }
+        if client.session.queuedBytes > 0 { events |= interestOut }
+        if events != client.interest {
+            modify(client.descriptor, events: events)
+            client.interest = events
         }
     }
 
     func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID, on client: ClientConnection) {
         do {
-            client.enqueue(try Wire.reply(reply, to: id))
+            publisher.send(try Wire.reply(reply, to: id), to: client.session)
         } catch {
-            client.enqueue(Wire.failure(ProtocolError(.internal, "cannot encode the reply: \(error)"), to: id))
+            publisher.send(Wire.failure(ProtocolError(.internal, "cannot encode the reply: \(error)"), to: id), to: client.session)
         }
-        dirty.insert(client.descriptor)
     }
 
     func fail(_ error: ProtocolError, to id: RequestID?, on client: ClientConnection) {
         counters["requests-failed", default: 0] += 1
-        client.enqueue(Wire.failure(error, to: id))
-        dirty.insert(client.descriptor)
+        publisher.send(Wire.failure(error, to: id), to: client.session)
     }
 
     /// Answers once every change made before now has been processed: a
-    /// marker dropped in the watched tree comes back after every earlier event.
+    /// marker dropped in the watched tree comes back after every earlier
+    /// event, and the changes that then wait (grace, quiet) settle first.
     func sync(_ id: RequestID, on client: ClientConnection) {
-        guard let tree else { return reply(Sync.Reply(clock: clock), to: id, on: client) }
-        syncCount += 1
-        let name = "sync-\(syncCount)"
-        pendingSyncs[name] = (client.descriptor, client.connected, id)
-        WatchedTree.signal(name, in: tree.controlDirectory)
+        guard markers != nil else { return reply(Sync.Reply(clock: clock), to: id, on: client) }
+        markers!.request(PendingSync(descriptor: client.descriptor, connected: client.connected, id: id))
     }
 
     private func disconnect(_ client: ClientConnection, reason: String?) {
         lproj_epoll_remove(poller, client.descriptor)
         close(client.descriptor)
         clients[client.descriptor] = nil
-        dirty.remove(client.descriptor)
+        bySession[client.session.id] = nil
+        publisher.closeSession(client.session)
         log.debug("client pid \(client.peer.pid) disconnected\(reason.map { ": \($0)" } ?? "")")
     }
 
@@ -435,10 +467,11 @@ public final class Daemon {
         listener.close()
         tree?.close()
         tree = nil
+        markers = nil
         // Flush what clients are owed, for at most a second; a stuck client does not hold the exit.
         let deadline = ContinuousClock.now + .seconds(1)
         for client in clients.values {
-            while client.queuedBytes > 0, ContinuousClock.now < deadline {
+            while client.session.queuedBytes > 0, ContinuousClock.now < deadline {
                 var poll = pollfd(fd: client.descriptor, events: Int16(POLLOUT), revents: 0)
                 guard Glibc.poll(&poll, 1, 100) >= 0, client.flush() else { break }
             }

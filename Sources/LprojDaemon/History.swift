@@ -1,6 +1,14 @@
-/// The last published events, for subscribers that come back with `since`:
-/// a ring of fixed length. An event older than the ring cannot be replayed,
-/// and the subscriber is told to start afresh.
+import LprojTables
+
+/// The last published events, for subscribers that come back with `since`.
+///
+/// Bounded twice: at most `capacity` events and at most `maximumBytes` of
+/// encoded events (2,000 saves that each change every value of a
+/// 5,000-key table are gigabytes; the byte bound keeps the ring to what
+/// was configured whatever the events weigh). The oldest go first. An
+/// event older than the ring cannot be replayed, and the subscriber is told
+/// to start afresh (`fresh: true`). An event larger than the byte bound is
+/// not kept at all: a `since` before it is answered fresh.
 struct History {
     /// An event as published: its sequence number, its line without `sub`,
     /// and what it is about (for subscription filters).
@@ -11,21 +19,44 @@ struct History {
     }
 
     let capacity: Int
+    let maximumBytes: Int
+    /// Bytes of the events kept.
+    private(set) var bytes = 0
     private var ring: [Published] = []
+    /// Where the oldest kept event is in `ring` (those before it are dropped, compacted now and then).
     private var start = 0
+    /// The sequence of the oldest event that can still be replayed (everything after it is kept).
+    private var oldestKept: UInt64 = 1
 
-    init(capacity: Int) {
+    init(capacity: Int, maximumBytes: Int) {
         self.capacity = capacity
+        self.maximumBytes = maximumBytes
         ring.reserveCapacity(min(capacity, 1024))
     }
 
+    /// Events kept.
+    var count: Int { ring.count - start }
+
     mutating func append(_ event: Published) {
-        guard capacity > 0 else { return }
-        if ring.count < capacity {
-            ring.append(event)
-        } else {
-            ring[start] = event
-            start = (start + 1) % capacity
+        guard capacity > 0, event.body.count <= maximumBytes else {
+            // Not kept: nothing before it can be replayed either.
+            ring.removeAll(keepingCapacity: true)
+            start = 0
+            bytes = 0
+            oldestKept = event.sequence + 1
+            return
+        }
+        ring.append(event)
+        bytes += event.body.count
+        while count > capacity || bytes > maximumBytes {
+            bytes -= ring[start].body.count
+            ring[start].body = []
+            start += 1
+        }
+        oldestKept = ring[start].sequence
+        if start > 1024 && start * 2 > ring.count {
+            ring.removeFirst(start)
+            start = 0
         }
     }
 
@@ -34,13 +65,8 @@ struct History {
     func events(after sequence: UInt64, current: UInt64) -> [Published]? {
         guard sequence <= current else { return nil }
         if sequence == current { return [] }
-        guard let oldest = ring.isEmpty ? nil : ring[start].sequence, oldest <= sequence + 1 else { return nil }
-        var result: [Published] = []
-        for offset in 0..<ring.count {
-            let event = ring[(start + offset) % ring.count]
-            if event.sequence > sequence { result.append(event) }
-        }
-        return result
+        guard count > 0, oldestKept <= sequence + 1 else { return nil }
+        return ring[start...].filter { $0.sequence > sequence }
     }
 }
 

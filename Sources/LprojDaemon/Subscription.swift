@@ -1,13 +1,16 @@
 import LprojProtocol
+import LprojTables
 
 /// A connection's standing request for events: a name (events carry it as
 /// `sub`) and optional filters on bundle, localizations and tables.
-/// Localizations are matched as named on disk (`zh-Hant`), not as preferences.
+/// Localizations are matched as named on disk (`zh-Hant`), not as
+/// preferences; every name compares by its bytes (`ExactName`), so a
+/// subscriber to `Café` in NFC never hears of `Café` in NFD.
 struct Subscription {
     let name: String
-    let bundle: String?
-    let localizations: Set<String>?
-    let tables: Set<String>?
+    let bundle: ExactName?
+    let localizations: Set<ExactName>?
+    let tables: Set<ExactName>?
     /// `{"sub":"name",`: the start of every event line it gets.
     let prefix: [UInt8]
     /// Events were dropped because the connection's queue was full: it is
@@ -16,9 +19,9 @@ struct Subscription {
 
     init(name: String, bundle: String?, localizations: [String]?, tables: [String]?) {
         self.name = name
-        self.bundle = bundle
-        self.localizations = localizations.map(Set.init)
-        self.tables = tables.map(Set.init)
+        self.bundle = bundle.map(ExactName.init)
+        self.localizations = localizations.map { Set($0.map(ExactName.init)) }
+        self.tables = tables.map { Set($0.map(ExactName.init)) }
         prefix = Wire.eventPrefix(subscription: name)
     }
 
@@ -29,15 +32,20 @@ struct Subscription {
             return true
         case .app(let selected):
             // An app hears its own selections; a tool (no app in its hello) hears every app's.
-            return app == nil || selected == app
+            return app.map { $0.hasSameBytes(as: selected) } ?? true
         case .bundle(let path):
-            return bundle == nil || bundle == path
+            return bundle?.matches(path) ?? true
         case .localization(let path, let localization):
-            return (bundle == nil || bundle == path) && (localizations?.contains(localization) ?? true)
+            return (bundle?.matches(path) ?? true) && (localizations?.contains(ExactName(localization)) ?? true)
         case .table(let path, let localization, let table):
-            guard bundle == nil || bundle == path, tables?.contains(table) ?? true else { return false }
+            guard bundle?.matches(path) ?? true, tables?.contains(ExactName(table)) ?? true else { return false }
             guard let localizations else { return true }
-            return localization.map(localizations.contains) ?? true
+            return localization.map { localizations.contains(ExactName($0)) } ?? true
         }
+    }
+
+    /// Whether the table at `address` is one this subscription's filters take (for snapshots).
+    func covers(_ address: TableAddress) -> Bool {
+        matches(.table(bundle: address.bundle, localization: address.localization, table: address.table), app: nil)
     }
 }

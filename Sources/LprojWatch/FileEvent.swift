@@ -4,10 +4,17 @@ public enum FileEvent: Hashable, Sendable {
     /// renamed into place, or found in a directory that just appeared. Never
     /// reported for a half-written file (a bare `IN_MODIFY`).
     case written(String)
+    /// The file at this path is being written (`IN_MODIFY`): not complete
+    /// yet. A later `written` says when it is; until then a read of it may
+    /// see half of a save.
+    case modified(String)
+    /// A file found by listing a directory that appeared: it may still be
+    /// being written (by `cp -r`, say) — its `written` follows if it is.
+    case listed(String)
     /// The file at this path was deleted or moved away.
     case removed(String)
     /// A directory appeared (created, or moved in) and is now watched; the
-    /// files already in it follow as `written`.
+    /// files already in it follow as `listed`.
     case directoryAppeared(String)
     /// A directory was deleted or moved away; nothing under it is watched any more.
     case directoryGone(String)
@@ -17,7 +24,8 @@ public enum FileEvent: Hashable, Sendable {
     /// The path the event is about (nil for `overflow`).
     public var path: String? {
         switch self {
-        case .written(let path), .removed(let path), .directoryAppeared(let path), .directoryGone(let path): return path
+        case .written(let path), .modified(let path), .listed(let path), .removed(let path), .directoryAppeared(let path),
+             .directoryGone(let path): return path
         case .overflow: return nil
         }
     }

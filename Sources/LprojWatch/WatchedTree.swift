@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
+import LprojTables
 import Synchronization
 
 /// Directory trees watched with inotify through libinotifytools, read by
@@ -13,9 +14,12 @@ import Synchronization
 /// - A batch is everything queued up to a moment: the kernel's queue read
 ///   until it is empty (or 16,384 events), coalesced. No timers, no
 ///   polling: the owner waits on `descriptor` (or in `readBatch(waiting: true)`).
-/// - `signal` drops a named marker file into a private control directory;
-///   inotify keeps one queue per instance, so when the marker comes back in
-///   a batch's `signals`, every change made before it has been read (`sync`).
+/// - `queuedPaths` looks at what the kernel queued since the last batch
+///   without taking it out of the next one: a reader that read a file can
+///   ask whether a later write, truncate or rename already overtook it.
+/// - `MarkerSync` drops named marker files into a private control
+///   directory; inotify keeps one queue per instance, so when a marker comes
+///   back in a batch's `signals`, every change made before it has been read.
 /// - libinotifytools keeps global state and is not thread-safe: only one
 ///   `WatchedTree` may exist in a process, and one thread at a time uses it
 ///   (it may be handed to another with a happens-before, as a thread's
@@ -110,16 +114,33 @@ public final class WatchedTree {
     /// Reads the events queued up to now, as one batch: nil when none is
     /// queued (without `waiting`), or when inotify fails. With `waiting`,
     /// sleeps until there is one. Nothing read is kept back: when the batch
-    /// is returned, `descriptor` is readable again exactly if more came.
+    /// is returned, `descriptor` is readable again exactly if more came
+    /// (events `queuedPaths` looked at come first in the batch, and
+    /// `hasQueuedEvents` says so while they wait).
     public func readBatch(waiting: Bool) -> WatchBatch? {
         guard !closed else { return nil }
         return loop.readBatch(waiting: waiting)
     }
 
+    /// The paths that events queued since the last batch are about (files,
+    /// and directories that moved or went), without taking the events out of
+    /// the next batch. A file read after the last batch whose path (or a
+    /// directory above it) is here may have been read half-written or
+    /// replaced: its next event says what it is now.
+    public func queuedPaths() -> Set<ExactName> {
+        guard !closed else { return [] }
+        return loop.queuedPaths()
+    }
+
+    /// Whether `queuedPaths` holds events back for the next batch (the
+    /// descriptor may not be readable for them: read a batch without waiting).
+    public var hasQueuedEvents: Bool { !closed && loop.hasCarried }
+
     /// Drops the control marker `name` into `control`; it comes back in the
-    /// `signals` of a batch once every earlier event has been read. Any
-    /// thread may call it (it creates a file; it does not call libinotifytools).
-    public static func signal(_ name: String, in control: String) {
+    /// `signals` of a batch once every earlier event has been read
+    /// (`MarkerSync` is the one user). It creates a file and does not call
+    /// libinotifytools, so any thread may.
+    static func signal(_ name: String, in control: String) {
         WatchLoop.touch(control + "/" + name)
     }
 
@@ -183,7 +204,10 @@ public final class WatchedTree {
 
 /// The reading and walking of a `WatchedTree`, on its owner's thread: the only code that calls libinotifytools.
 private final class WatchLoop {
-    static let mask: Int32 = Int32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF)
+    /// `IN_MODIFY` is not acted on alone: it tells a reader that a file it
+    /// read was being written again (and `quiet` rules a listed file).
+    static let mask: Int32 = Int32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
+                                   | IN_MODIFY)
     /// At most this many raw events in one batch (the kernel's default queue length).
     static let batchLimit = 16384
 
@@ -191,11 +215,14 @@ private final class WatchLoop {
     let control: String
     let isIgnored: (String) -> Bool
     let isExcluded: (String) -> Bool
-    /// Watched directories, with a trailing slash as libinotifytools names them.
-    var watched = Set<String>()
+    /// Watched directories, with a trailing slash as libinotifytools names
+    /// them (bytes: `Café` in NFC and in NFD are two directories).
+    var watched = Set<ExactName>()
     let controlDescriptor: Int32
     /// Roots that are gone, by the parent watched to see them return.
-    var missingRoots: [String: String] = [:]
+    var missingRoots: [ExactName: String] = [:]
+    /// Events read by `queuedPaths`, to start the next batch.
+    private var carried: [RawEvent] = []
 
     /// The inotify descriptor, read here (libinotifytools only manages the watches).
     let descriptor: Int32
@@ -214,11 +241,28 @@ private final class WatchLoop {
 
     var watchCount: Int { watched.count }
 
+    var hasCarried: Bool { !carried.isEmpty }
+
+    func queuedPaths() -> Set<ExactName> {
+        while carried.count < Self.batchLimit {
+            let before = carried.count
+            guard read(into: &carried, waitingMilliseconds: 0), carried.count > before else { break }
+        }
+        var paths = Set<ExactName>()
+        for event in carried where event.descriptor != controlDescriptor && !event.name.isEmpty {
+            guard let directory = inotifytools_filename_from_wd(event.descriptor).map({ String(cString: $0) }) else { continue }
+            paths.insert(ExactName(directory + event.name))
+        }
+        return paths
+    }
+
     func readBatch(waiting: Bool) -> WatchBatch? {
-        var raw: [RawEvent] = []
-        repeat {
+        var raw = carried
+        carried = []
+        while raw.isEmpty {
             guard read(into: &raw, waitingMilliseconds: waiting ? -1 : 0) else { return nil }
-        } while waiting && raw.isEmpty
+            if !waiting { break }
+        }
         guard !raw.isEmpty else { return nil }
         // Everything queued by now, in as many reads as it takes (bounded:
         // a writer faster than us must not keep the batch open for ever).
@@ -290,16 +334,16 @@ private final class WatchLoop {
         }
         guard let directoryName = inotifytools_filename_from_wd(event.descriptor).map({ String(cString: $0) }) else { return }
         let directory = directoryName.hasSuffix("/") ? String(directoryName.dropLast()) : directoryName
-        if let root = missingRoots.first(where: { $0.value == directory })?.key, !event.name.isEmpty,
-           root == directory + "/" + event.name, event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+        if let root = missingRoots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
+           root.matches(directory + "/" + event.name), event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
             // A root came back.
             missingRoots[root] = nil
             releaseParentWatch(directory)
-            events += watchTree(root)
+            events += watchTree(root.string)
             return
         }
         if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0, event.name.isEmpty {
-            if roots.contains(directory) {
+            if roots.contains(where: { $0.hasSameBytes(as: directory) }) {
                 rootGone(directory, movedAway: event.mask & UInt32(IN_MOVE_SELF) != 0, into: &events)
             }
             return
@@ -324,11 +368,13 @@ private final class WatchLoop {
             events.append(.written(path))
         } else if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
             events.append(.removed(path))
+        } else if event.mask & UInt32(IN_MODIFY) != 0 {
+            events.append(.modified(path))
         }
     }
 
     /// Watches `path` and every directory under it, then lists them: events
-    /// for the directory and for each file already there — or, with
+    /// for the directory and `listed` for each file already there — or, with
     /// `listing`, the files go there instead, a directory at a time, in
     /// batches of a few hundred files.
     func watchTree(_ path: String, listing: (([ListedDirectory]) -> Void)? = nil) -> [FileEvent] {
@@ -344,10 +390,10 @@ private final class WatchLoop {
                 listedFiles = 0
             }
             let key = directory + "/"
-            if !watched.contains(key) {
+            if !watched.contains(ExactName(key)) {
                 // Watch first, then list: nothing created in between is missed.
                 guard inotifytools_watch_file(directory, Self.mask) != 0 else { continue }
-                watched.insert(key)
+                watched.insert(ExactName(key))
                 events.append(.directoryAppeared(directory))
             }
             var files: [String] = []
@@ -358,7 +404,7 @@ private final class WatchLoop {
                     if !isExcluded(child) { pending.append(child) }
                 case .file:
                     guard !isIgnored(name) else { return }
-                    if listing != nil { files.append(name) } else { events.append(.written(key + name)) }
+                    if listing != nil { files.append(name) } else { events.append(.listed(key + name)) }
                 }
             }
             if !files.isEmpty {
@@ -372,9 +418,8 @@ private final class WatchLoop {
     /// Forgets the watches on `path` and below; a directory moved away still
     /// has kernel watches, which are removed.
     private func unwatchTree(_ path: String, removingFromKernel: Bool) {
-        let prefix = path + "/"
-        for key in watched where key.hasPrefix(prefix) {
-            if removingFromKernel { inotifytools_remove_watch_by_filename(key) }
+        for key in watched where key.isWithin(path) {
+            if removingFromKernel { inotifytools_remove_watch_by_filename(key.string) }
             watched.remove(key)
         }
     }
@@ -383,7 +428,7 @@ private final class WatchLoop {
     /// it is itself a watched directory).
     private func releaseParentWatch(_ directory: String) {
         let key = directory + "/"
-        guard !watched.contains(key), !missingRoots.values.contains(directory) else { return }
+        guard !watched.contains(ExactName(key)), !missingRoots.values.contains(where: { $0.hasSameBytes(as: directory) }) else { return }
         inotifytools_remove_watch_by_filename(key)
     }
 
@@ -397,27 +442,28 @@ private final class WatchLoop {
         while !ancestor.isEmpty, access(ancestor, F_OK) != 0 { ancestor = (ancestor as NSString).deletingLastPathComponent }
         // Only the direct parent is watched for the name; a deeper loss waits for an overflow rescan.
         let parent = (root as NSString).deletingLastPathComponent
-        if ancestor == parent, !watched.contains(parent + "/") {
+        if ancestor == parent, !watched.contains(ExactName(parent + "/")) {
             _ = inotifytools_watch_file(parent, Int32(IN_CREATE | IN_MOVED_TO))
         }
-        missingRoots[root] = parent
+        missingRoots[ExactName(root)] = parent
     }
 
-    /// Later events about a path replace earlier ones within a batch, except
-    /// that directory events and overflow are kept in order.
+    /// Later events about a file replace earlier ones within a batch (paths
+    /// compared by bytes), except that directory events and overflow are
+    /// kept in order.
     static func coalesce(_ events: [FileEvent]) -> [FileEvent] {
-        var lastIndex: [String: Int] = [:]
+        var lastIndex: [ExactName: Int] = [:]
         for (index, event) in events.enumerated() {
             switch event {
-            case .written(let path), .removed(let path): lastIndex[path] = index
+            case .written(let path), .removed(let path), .modified(let path), .listed(let path): lastIndex[ExactName(path)] = index
             default: break
             }
         }
         var result: [FileEvent] = []
         for (index, event) in events.enumerated() {
             switch event {
-            case .written(let path), .removed(let path):
-                if lastIndex[path] == index { result.append(event) }
+            case .written(let path), .removed(let path), .modified(let path), .listed(let path):
+                if lastIndex[ExactName(path)] == index { result.append(event) }
             case .overflow:
                 if !result.contains(.overflow) { result.append(event) }
             default:
@@ -434,7 +480,7 @@ private final class WatchLoop {
     }
 }
 
-extension Watcher {
+extension WatchedTree {
     /// Exposed for tests: the coalescing of one batch.
     static func coalesce(_ events: [FileEvent]) -> [FileEvent] { WatchLoop.coalesce(events) }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import LprojTables
 @testable import LprojWatch
 
 /// A `WatchedTree` owned by the test's thread, its descriptor polled as an
@@ -36,16 +37,41 @@ final class WatchedTreeTests: XCTestCase {
 
         // A marker comes back after every change made before it.
         try FileManager.default.removeItem(atPath: existing)
-        WatchedTree.signal("sync-1", in: tree.controlDirectory)
-        var events: [FileEvent] = [], signals: [String] = []
-        while !signals.contains("sync-1") {
+        var markers = MarkerSync<String>(tree: tree)
+        markers.request("first")
+        var events: [FileEvent] = [], settled: [String] = []
+        while settled.isEmpty {
             XCTAssertTrue(Self.isReadable(tree.descriptor, waitingMilliseconds: 10_000), "the marker never came back")
             guard let next = tree.readBatch(waiting: false) else { continue }
             events += next.events
-            signals += next.signals
+            settled += markers.settle(next)
         }
         XCTAssertEqual(events, [.removed(existing)])
-        XCTAssertEqual(signals, ["sync-1"])
+        XCTAssertEqual(settled, ["first"])
+    }
+
+    /// A write still going on is `modified`; what is queued after a read can
+    /// be looked at (`queuedPaths`) and still comes in the next batch.
+    func testAWriteInProgressIsSeenAndQueuedPathsKeepTheirEvents() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tree-\(UUID().uuidString)").resolvingSymlinksInPath()
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("en.lproj"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let tree = try WatchedTree(roots: [root.path])
+        defer { tree.close() }
+        let saved = root.appendingPathComponent("en.lproj/Localizable.strings").path
+        let descriptor = open(saved, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertEqual(write(descriptor, "\"x\" = ", 7), 7)
+        XCTAssertTrue(Self.isReadable(tree.descriptor, waitingMilliseconds: 10_000))
+        XCTAssertEqual(tree.readBatch(waiting: false)?.events, [.modified(saved)])
+        XCTAssertEqual(write(descriptor, "\"y\";\n", 5), 5)
+        close(descriptor)
+        let deadline = ContinuousClock.now + .seconds(10)
+        var queued = Set<ExactName>()
+        while !queued.contains(ExactName(saved)), ContinuousClock.now < deadline { queued = tree.queuedPaths() }
+        XCTAssertEqual(queued, [ExactName(saved)])
+        XCTAssertTrue(tree.hasQueuedEvents)
+        XCTAssertEqual(tree.readBatch(waiting: false)?.events, [.written(saved)], "held events start the next batch")
+        XCTAssertFalse(tree.hasQueuedEvents)
     }
 
     func testOnlyOneTreeAtATime() throws {

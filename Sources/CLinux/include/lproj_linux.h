@@ -1,6 +1,6 @@
 // Linux calls the Glibc module does not bring into Swift (they need
 // _GNU_SOURCE, or use a packed struct): epoll, signalfd, accept4,
-// SO_PEERCRED. Small wrappers with plain types.
+// SO_PEERCRED, timerfd. Small wrappers with plain types.
 #ifndef LPROJ_LINUX_H
 #define LPROJ_LINUX_H
 
@@ -27,6 +27,13 @@ int lproj_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int ti
 int lproj_signalfd_term(void);
 /// Reads one signal from a signalfd: its number, 0 when none is pending.
 int lproj_signalfd_read(int fd);
+
+/// A non-blocking, close-on-exec one-shot timer (CLOCK_MONOTONIC timerfd).
+int lproj_timer_create(void);
+/// Arms the timer to fire once after `nanoseconds` (at least 1); 0 disarms it.
+int lproj_timer_arm(int fd, int64_t nanoseconds);
+/// Reads the timer's expirations (so it is no longer readable).
+void lproj_timer_drain(int fd);
 
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int lproj_accept(int listener);

@@ -2,61 +2,60 @@ import Foundation
 import XCTest
 @testable import LprojWatch
 
-/// Collects what a watcher delivers and lets a test wait for an event with a deadline.
-final class EventLog: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var events: [FileEvent] = []
-    private var batches = 0
+/// A `WatchedTree` read as the daemon reads it (its descriptor polled,
+/// batches read without waiting), with `MarkerSync` for "every change made
+/// so far has been read". Every wait has a deadline.
+final class TreeProbe {
+    let tree: WatchedTree
+    private var markers: MarkerSync<Int>
+    private var requests = 0
+    /// Every event read so far (`modified` left out: a write in progress is not what these tests look at).
+    private(set) var all: [FileEvent] = []
+    private(set) var modified: [FileEvent] = []
 
-    func append(_ batch: [FileEvent]) {
-        condition.lock()
-        events += batch
-        batches += 1
-        condition.broadcast()
-        condition.unlock()
+    init(roots: [String]) throws {
+        tree = try WatchedTree(roots: roots)
+        markers = MarkerSync(tree: tree)
     }
 
-    var all: [FileEvent] {
-        condition.lock()
-        defer { condition.unlock() }
-        return events
-    }
-
-    /// Waits until `predicate` holds for the events so far, or the deadline passes.
-    @discardableResult
-    func wait(seconds: Double = 10, until predicate: ([FileEvent]) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        condition.lock()
-        defer { condition.unlock() }
-        while !predicate(events) {
-            if !condition.wait(until: deadline) { return predicate(events) }
+    /// Reads until every change made before the call has been read.
+    func sync(file: StaticString = #filePath, line: UInt = #line) {
+        requests += 1
+        let wanted = requests
+        markers.request(wanted)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            var ready = pollfd(fd: tree.descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) == 1 || tree.hasQueuedEvents, let batch = tree.readBatch(waiting: false) else { continue }
+            for event in batch.events {
+                if case .modified = event { modified.append(event) } else { all.append(event) }
+            }
+            if markers.settle(batch).contains(wanted) { return }
         }
-        return true
+        XCTFail("sync never completed", file: file, line: line)
     }
 
     func clear() {
-        condition.lock()
-        events = []
-        condition.unlock()
+        all = []
+        modified = []
     }
+
+    func close() { tree.close() }
 }
 
-final class WatcherTests: XCTestCase {
+final class WatchedTreeEventTests: XCTestCase {
     var root: URL!
-    var log: EventLog!
-    var watcher: Watcher?
+    var log: TreeProbe!
 
     override func setUpWithError() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)").resolvingSymlinksInPath()
         try FileManager.default.createDirectory(at: root.appendingPathComponent("en.lproj"), withIntermediateDirectories: true)
-        log = EventLog()
-        let log = self.log!
-        watcher = try Watcher(roots: [root.path]) { log.append($0) }
+        log = try TreeProbe(roots: [root.path])
     }
 
     override func tearDownWithError() throws {
-        watcher?.stop()
-        watcher = nil
+        log?.close()
+        log = nil
         try? FileManager.default.removeItem(at: root)
     }
 
@@ -66,16 +65,10 @@ final class WatcherTests: XCTestCase {
         try Data(text.utf8).write(to: URL(fileURLWithPath: path(relative)))
     }
 
-    /// Waits until every change made so far has been delivered.
-    func sync() {
-        let done = DispatchSemaphore(value: 0)
-        watcher!.sync { done.signal() }
-        XCTAssertEqual(done.wait(timeout: .now() + 10), .success, "sync never completed")
-    }
+    func sync() { log.sync() }
 
     func testInPlaceWriteIsOneWrittenEvent() throws {
         try write("en.lproj/Localizable.strings", "\"a\" = \"b\";")
-        XCTAssertTrue(log.wait { $0.contains(.written(self.path("en.lproj/Localizable.strings"))) })
         sync()
         XCTAssertEqual(log.all.filter { $0.path == self.path("en.lproj/Localizable.strings") }, [.written(path("en.lproj/Localizable.strings"))])
     }
@@ -105,8 +98,14 @@ final class WatcherTests: XCTestCase {
         try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
         for index in 0..<20 { try Data("\"k\" = \"\(index)\";".utf8).write(to: deep.appendingPathComponent("T\(index).strings")) }
         sync()
-        let written = Set(log.all.compactMap { if case .written(let path) = $0 { path } else { nil } })
-        XCTAssertEqual(written, Set((0..<20).map { deep.appendingPathComponent("T\($0).strings").path }))
+        // Files written before the watch existed are listed; later ones are written (some may be both).
+        let seen = Set(log.all.compactMap { event -> String? in
+            switch event {
+            case .written(let path), .listed(let path): path
+            default: nil
+            }
+        })
+        XCTAssertEqual(seen, Set((0..<20).map { deep.appendingPathComponent("T\($0).strings").path }))
         XCTAssertTrue(log.all.contains(.directoryAppeared(path("a"))))
         XCTAssertTrue(log.all.contains(.directoryAppeared(deep.path)))
         // And the new directories are watched from now on.
@@ -130,7 +129,7 @@ final class WatcherTests: XCTestCase {
         try Data("y".utf8).write(to: outside.appendingPathComponent("L.strings"))
         try FileManager.default.moveItem(atPath: outside.path, toPath: path("en.lproj"))
         sync()
-        XCTAssertEqual(log.all, [.directoryAppeared(path("en.lproj")), .written(path("en.lproj/L.strings"))])
+        XCTAssertEqual(log.all, [.directoryAppeared(path("en.lproj")), .listed(path("en.lproj/L.strings"))])
     }
 
     func testRemovingADirectoryTree() throws {
@@ -141,7 +140,7 @@ final class WatcherTests: XCTestCase {
         try FileManager.default.removeItem(atPath: path("fr.lproj"))
         sync()
         XCTAssertTrue(log.all.contains(.directoryGone(path("fr.lproj"))), "\(log.all)")
-        XCTAssertEqual(watcher!.watchCount, 2, "root and en.lproj")
+        XCTAssertEqual(log.tree.watchCount, 2, "root and en.lproj")
     }
 
     func testRootThatDisappearsAndComesBack() throws {
@@ -168,18 +167,19 @@ final class WatcherTests: XCTestCase {
         try FileManager.default.createDirectory(at: root.appendingPathComponent("de.lproj"), withIntermediateDirectories: true)
         try write("de.lproj/L.strings", "x")
         sync()
-        XCTAssertTrue(log.all.contains(.written(path("de.lproj/L.strings"))), "\(log.all)")
+        XCTAssertTrue(log.all.contains(.written(path("de.lproj/L.strings"))) || log.all.contains(.listed(path("de.lproj/L.strings"))),
+                      "\(log.all)")
     }
 
     /// Markers go to memory-backed directories first, skipping any that is
     /// missing or not writable.
     func testControlDirectoryPrefersRuntimeDirectories() throws {
         let runtime = root.path
-        XCTAssertEqual(Watcher.controlParent(environment: ["RUNTIME_DIRECTORY": runtime + ":/elsewhere", "XDG_RUNTIME_DIR": "/nonexistent"]), runtime)
-        XCTAssertEqual(Watcher.controlParent(environment: ["XDG_RUNTIME_DIR": runtime]), runtime)
-        let fallback = Watcher.controlParent(environment: ["XDG_RUNTIME_DIR": "/nonexistent", "TMPDIR": runtime])
+        XCTAssertEqual(WatchedTree.controlParent(environment: ["RUNTIME_DIRECTORY": runtime + ":/elsewhere", "XDG_RUNTIME_DIR": "/nonexistent"]), runtime)
+        XCTAssertEqual(WatchedTree.controlParent(environment: ["XDG_RUNTIME_DIR": runtime]), runtime)
+        let fallback = WatchedTree.controlParent(environment: ["XDG_RUNTIME_DIR": "/nonexistent", "TMPDIR": runtime])
         XCTAssertTrue(fallback == "/dev/shm" || fallback == runtime, fallback)
-        XCTAssertNotEqual(Watcher.controlParent(environment: ["XDG_RUNTIME_DIR": root.path + "/missing"]), root.path + "/missing")
+        XCTAssertNotEqual(WatchedTree.controlParent(environment: ["XDG_RUNTIME_DIR": root.path + "/missing"]), root.path + "/missing")
     }
 
     /// A control directory left by a process that no longer runs is
@@ -195,26 +195,30 @@ final class WatcherTests: XCTestCase {
         let other = parent + "/lprojd-watch-notapid"
         for directory in [stale, live, other] { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         XCTAssertTrue(FileManager.default.createFile(atPath: stale + "/flush-3", contents: nil))
-        Watcher.removeStaleControlDirectories(in: parent)
+        WatchedTree.removeStaleControlDirectories(in: parent)
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
         XCTAssertTrue(FileManager.default.fileExists(atPath: live))
         XCTAssertTrue(FileManager.default.fileExists(atPath: other))
     }
 
-    func testOnlyOneWatcherPerProcess() {
-        XCTAssertThrowsError(try Watcher(roots: [root.path]) { _ in })
+    func testOnlyOneTreePerProcess() {
+        XCTAssertThrowsError(try WatchedTree(roots: [root.path]))
     }
 
     func testNotADirectory() throws {
-        watcher?.stop()
-        XCTAssertThrowsError(try Watcher(roots: [path("nope")]) { _ in }) { error in
+        log.close()
+        XCTAssertThrowsError(try WatchedTree(roots: [path("nope")])) { error in
             XCTAssertTrue("\(error)".contains("not a directory"), "\(error)")
         }
     }
 
     func testCoalescingKeepsTheLastWordPerPath() {
-        XCTAssertEqual(Watcher.coalesce([.removed("/a"), .written("/a"), .written("/b"), .overflow, .written("/b"), .overflow]),
+        XCTAssertEqual(WatchedTree.coalesce([.removed("/a"), .written("/a"), .written("/b"), .overflow, .written("/b"), .overflow]),
                        [.written("/a"), .overflow, .written("/b")])
+        // A write begun after a complete one overtakes it; a listed file written is written.
+        XCTAssertEqual(WatchedTree.coalesce([.written("/a"), .modified("/a"), .listed("/b"), .written("/b")]), [.modified("/a"), .written("/b")])
+        // Names are bytes: the NFC and NFD spellings of one name are two files.
+        XCTAssertEqual(WatchedTree.coalesce([.written("/Caf\u{E9}"), .removed("/Cafe\u{301}")]), [.written("/Caf\u{E9}"), .removed("/Cafe\u{301}")])
     }
 
     func testTemporaryNames() {
@@ -227,34 +231,55 @@ final class WatcherTests: XCTestCase {
     }
 }
 
-/// The kernel queue overflows while the watcher is busy: it must say so.
-final class WatcherOverflowTests: XCTestCase {
-    func testOverflowIsReported() throws {
+/// The kernel queue overflows while nobody reads the tree: the next batch says so, and settles every sync.
+final class WatchedTreeOverflowTests: XCTestCase {
+    func testOverflowIsReportedAndSettlesEverySync() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("overflow-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let limit = Int((try? String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "16384") ?? 16384
-        let gate = DispatchSemaphore(value: 0)
-        let log = EventLog()
-        let firstBatch = NSLock()
-        nonisolated(unsafe) var blocked = false
-        let watcher = try Watcher(roots: [root.path]) { batch in
-            firstBatch.lock()
-            let block = !blocked
-            blocked = true
-            firstBatch.unlock()
-            if block { gate.wait() }   // hold the watcher's thread while the queue fills
-            log.append(batch)
-        }
-        defer { watcher.stop() }
-        try Data("x".utf8).write(to: root.appendingPathComponent("first"))
-        // The watcher is now stuck in its callback; fill the kernel queue past its limit.
+        let tree = try WatchedTree(roots: [root.path])
+        defer { tree.close() }
+        var markers = MarkerSync<String>(tree: tree)
+        markers.request("before")
+        // Nobody reads: fill the kernel queue past its limit.
         for index in 0..<(limit + 2000) {
             let descriptor = open(root.appendingPathComponent("f\(index)").path, O_WRONLY | O_CREAT, 0o600)
             if descriptor >= 0 { close(descriptor) }
         }
-        gate.signal()
-        XCTAssertTrue(log.wait(seconds: 60) { $0.contains(.overflow) }, "no overflow among \(log.all.count) events")
+        var overflowed = false, settled: [String] = []
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !overflowed, ContinuousClock.now < deadline, let batch = tree.readBatch(waiting: false) {
+            overflowed = batch.overflowed && batch.events.contains(.overflow)
+            settled += markers.settle(batch)
+        }
+        XCTAssertTrue(overflowed, "no overflow")
+        XCTAssertEqual(settled, ["before"])
+        XCTAssertEqual(markers.pending, 0)
+    }
+}
+
+final class MarkerSyncTests: XCTestCase {
+    /// A marker settles its own request and every one before it, in order; later ones wait.
+    func testMarkersSettleInOrder() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("markers-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let tree = try WatchedTree(roots: [root])
+        defer { tree.close() }
+        var markers = MarkerSync<Int>(tree: tree)
+        markers.request(1)
+        markers.request(2)
+        var settled: [Int] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while settled.count < 2, ContinuousClock.now < deadline {
+            var ready = pollfd(fd: tree.descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) == 1, let batch = tree.readBatch(waiting: false) else { continue }
+            settled += markers.settle(batch)
+        }
+        XCTAssertEqual(settled, [1, 2])
+        XCTAssertEqual(markers.pending, 0)
+        XCTAssertEqual(markers.settle(WatchBatch(events: [], signals: ["sync-1"], overflowed: false)), [], "a marker settles once")
     }
 }

@@ -1,0 +1,144 @@
+import LprojProtocol
+import LprojTables
+
+/// Who hears what: the clock, the history, the sessions with their
+/// subscriptions, the fan-out and the slow-subscriber policy. Part of the
+/// daemon's core: no descriptor, no thread, no clock but its own sequence,
+/// so it is tested in one process with "these changes in, these lines out".
+///
+/// - Every event gets the next sequence number and is encoded once; each
+///   subscription it matches gets that body behind its own `{"sub":…,`.
+/// - A session whose queue is full drops events for its subscriptions,
+///   which are marked lagging; once the queue has drained each is told to
+///   `resync` (`settleLagging`). Others never wait for it.
+/// - The history keeps what `since` can replay, bounded in events and bytes.
+final class Publisher {
+    let instance: String
+    private(set) var sequence: UInt64 = 0
+    private(set) var history: History
+    private(set) var sessions: [Int: Session] = [:]
+    /// Sessions given output since the last `takeTouched`: the shell writes to them.
+    private var touched = Set<Int>()
+    private var lastSessionID = 0
+    let queueLimit: Int
+    /// `events`, `events-dropped`, `resyncs`, for `status`.
+    private(set) var counters: [String: UInt64] = [:]
+
+    init(instance: String, historyLength: Int, historyBytes: Int, queueLimit: Int) {
+        self.instance = instance
+        history = History(capacity: historyLength, maximumBytes: historyBytes)
+        self.queueLimit = queueLimit
+    }
+
+    /// The clock as of the last published event.
+    var clock: Clock { Clock(instance: instance, sequence: sequence) }
+
+    /// A new connection's session.
+    func openSession() -> Session {
+        lastSessionID += 1
+        let session = Session(id: lastSessionID, queueLimit: queueLimit)
+        sessions[session.id] = session
+        return session
+    }
+
+    func closeSession(_ session: Session) {
+        sessions[session.id] = nil
+        touched.remove(session.id)
+    }
+
+    /// Queues a reply (never dropped) for `session`.
+    func send(_ line: [UInt8], to session: Session) {
+        session.enqueue(line)
+        touched.insert(session.id)
+    }
+
+    /// The sessions given output since the last call.
+    func takeTouched() -> Set<Int> {
+        defer { touched.removeAll(keepingCapacity: true) }
+        return touched
+    }
+
+    /// Gives the event `make` returns the next clock, records it in the
+    /// history and queues it for every subscription it matches.
+    func publish<E: Event>(scope: Scope, _ make: (Clock) -> E) {
+        sequence += 1
+        counters["events", default: 0] += 1
+        // Every event type encodes (its fields are strings, numbers and entries).
+        guard let body = try? Wire.eventBody(make(clock)) else { return }
+        history.append(.init(sequence: sequence, body: body, scope: scope))
+        for session in sessions.values {
+            var matched = false
+            for (name, subscription) in session.subscriptions where subscription.matches(scope, app: session.app) {
+                if !session.enqueueEvent(body, for: name) { counters["events-dropped", default: 0] += 1 }
+                matched = true
+            }
+            if matched { touched.insert(session.id) }
+        }
+    }
+
+    /// Publishes what the catalog says changed, in its order.
+    func publish(_ changes: [Catalog.Change]) {
+        for change in changes {
+            switch change {
+            case .bundleAdded(let bundle):
+                publish(scope: .bundle(bundle)) { BundleAdded(clock: $0, bundle: bundle) }
+            case .bundleRemoved(let bundle):
+                publish(scope: .bundle(bundle)) { BundleRemoved(clock: $0, bundle: bundle) }
+            case .localizationAdded(let bundle, let localization):
+                publish(scope: .localization(bundle: bundle, localization: localization)) {
+                    LocalizationAdded(clock: $0, bundle: bundle, language: localization)
+                }
+            case .localizationRemoved(let bundle, let localization):
+                publish(scope: .localization(bundle: bundle, localization: localization)) {
+                    LocalizationRemoved(clock: $0, bundle: bundle, language: localization)
+                }
+            case .tableChanged(let address, let diff, let deleted):
+                publish(scope: .table(bundle: address.bundle, localization: address.localization, table: address.table)) {
+                    TableChanged(clock: $0, bundle: address.bundle, language: address.localization, table: address.table,
+                                 diff: diff, deleted: deleted)
+                }
+            case .tableInvalid(let file, let bundle, let localization, let table, let diagnostics, let kept):
+                publish(scope: .table(bundle: bundle, localization: localization, table: table)) {
+                    TableInvalid(clock: $0, file: file, bundle: bundle, language: localization, table: table,
+                                 diagnostics: diagnostics, kept: kept ? .lastGood : .none)
+                }
+            }
+        }
+    }
+
+    /// Tells every subscription to resync (`reason`), as one event.
+    func resyncEveryone(_ reason: Resync.Reason) {
+        counters["resyncs", default: 0] += 1
+        publish(scope: .everyone) { Resync(reason: reason, clock: $0) }
+    }
+
+    /// The events a subscription asking `since` missed, oldest first; nil
+    /// when they cannot be replayed (another instance's clock, or older than
+    /// the history): the subscriber must start from a snapshot.
+    func missed(since: Clock?) -> [History.Published]? {
+        guard let since, since.instance == instance else { return nil }
+        return history.events(after: since.sequence, current: sequence)
+    }
+
+    /// Queues the replayed `events` that `subscription` of `session` matches.
+    func replay(_ events: [History.Published], to session: Session, subscription: Subscription) {
+        for event in events where subscription.matches(event.scope, app: session.app) {
+            session.enqueueEvent(event.body, for: subscription.name)
+        }
+        touched.insert(session.id)
+    }
+
+    /// Once `session`'s queue has drained, tells each subscription that
+    /// dropped events to resync. Returns those subscriptions.
+    @discardableResult
+    func settleLagging(_ session: Session) -> [Subscription] {
+        let owed = session.takeLagging()
+        guard !owed.isEmpty, let body = try? Wire.eventBody(Resync(reason: .slowConsumer, clock: clock)) else { return owed }
+        for subscription in owed {
+            counters["resyncs", default: 0] += 1
+            session.enqueueEvent(body, for: subscription.name)
+        }
+        touched.insert(session.id)
+        return owed
+    }
+}

@@ -1,0 +1,75 @@
+import LprojProtocol
+
+/// One connection as the publisher sees it: what the client said about
+/// itself, its subscriptions, and the bytes owed to it. No descriptor: the
+/// shell writes what `unwritten` holds and says how much went.
+///
+/// The output queue is bounded: replies beyond the bound pause reading
+/// from the client (it must read to be served), and events beyond it are
+/// dropped for its subscriptions, which get a `resync` once it has caught
+/// up. A client that stops reading therefore costs at most its bound.
+final class Session {
+    /// The publisher's name for it (descriptors are reused; these are not).
+    let id: Int
+    var name: String?
+    var app: String?
+    var subscriptions: [String: Subscription] = [:]
+    let queueLimit: Int
+    private var output: [UInt8] = []
+    private var written = 0
+
+    init(id: Int, queueLimit: Int) {
+        self.id = id
+        self.queueLimit = queueLimit
+    }
+
+    /// Bytes queued and not yet written.
+    var queuedBytes: Int { output.count - written }
+
+    /// Whether the queue is past its bound (stop reading requests; drop events).
+    var isFull: Bool { queuedBytes >= queueLimit }
+
+    /// Queues a reply or a line that must not be dropped.
+    func enqueue(_ line: [UInt8]) {
+        output += line
+    }
+
+    /// Queues an event for the subscription `name` unless the queue is full,
+    /// in which case the subscription is marked lagging. Returns whether it was queued.
+    @discardableResult
+    func enqueueEvent(_ body: [UInt8], for name: String) -> Bool {
+        guard var subscription = subscriptions[name] else { return false }
+        if subscription.lagging { return false }
+        if isFull {
+            subscription.lagging = true
+            subscriptions[name] = subscription
+            return false
+        }
+        Wire.appendAddressed(body, prefix: subscription.prefix, to: &output)
+        return true
+    }
+
+    /// Calls `body` with the bytes not yet written; it returns how many it wrote.
+    func write(_ body: (UnsafeRawBufferPointer) -> Int) {
+        let count = output.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[written...])) }
+        written += count
+        if written == output.count {
+            output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
+            written = 0
+        } else if written > 1 << 16, written * 2 > output.count {
+            output.removeFirst(written)
+            written = 0
+        }
+    }
+
+    /// The subscriptions that dropped events, now that the queue has room: they are owed a resync.
+    func takeLagging() -> [Subscription] {
+        guard queuedBytes == 0 else { return [] }
+        var owed: [Subscription] = []
+        for (name, subscription) in subscriptions where subscription.lagging {
+            subscriptions[name]!.lagging = false
+            owed.append(subscription)
+        }
+        return owed
+    }
+}
