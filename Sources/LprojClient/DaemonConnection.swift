@@ -32,29 +32,15 @@ public final class DaemonConnection {
         }
     }
 
-    /// An event as received: its name, its subscription, the whole line.
-    public struct ReceivedEvent: Sendable {
-        public var name: String
-        public var subscription: String
-        public var line: [UInt8]
-
-        /// The event's fields as type `E`.
-        public func decode<E: Event>(_ type: E.Type) throws -> E {
-            try JSONDecoder().decode(E.self, from: Data(line))
-        }
-
-        /// The event's fields as a dictionary.
-        public var object: [String: Any] {
-            ((try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]) ?? [:]
-        }
-    }
+    /// An event as received: its name, its subscription, its clock, the whole line.
+    public typealias ReceivedEvent = Wire.ReceivedEvent
 
     public let path: String
     private let descriptor: Int32
     private let interrupter: Interrupter?
     private var framer = LineFramer(maximumLineLength: 1 << 30)
-    private var lines: [[UInt8]] = []
-    private var events: [ReceivedEvent] = []
+    /// What arrived and was read (each line once), not yet taken, in order.
+    private var received: [Wire.Incoming] = []
     private var nextID: Int64 = 0
 
     /// Connects to the daemon at `path` (default: the socket path rule).
@@ -89,19 +75,28 @@ public final class DaemonConnection {
         close(descriptor)
     }
 
-    /// Sends `request` and waits for its reply (events that come first are kept).
+    /// Sends `request` and waits for its reply (events and other replies that come first are kept).
     public func send<R: Request>(_ request: R, timeout: Duration = .seconds(10)) throws(Failure) -> R.Reply {
+        let id = try sendRequest(request)
+        let reply = try awaitReply(to: id, timeout: timeout)
+        do {
+            return try reply.decode(R.Reply.self)
+        } catch {
+            throw .garbled("\(R.op) reply: \(error)")
+        }
+    }
+
+    /// Sends `request` without waiting for its reply: it comes through
+    /// `nextMessage` (or answers a later `send` no more than any other reply).
+    /// Requests on one connection are answered in the order they were sent.
+    @discardableResult
+    public func sendRequest<R: Request>(_ request: R) throws(Failure) -> RequestID {
         nextID += 1
         let id = RequestID.number(nextID)
         let line: [UInt8]
         do { line = try Wire.encode(request, id: id) } catch { throw .garbled("cannot encode the request: \(error)") }
         try write(line)
-        let reply = try awaitReply(to: id, timeout: timeout)
-        do {
-            return try JSONDecoder().decode(R.Reply.self, from: Data(reply))
-        } catch {
-            throw .garbled("\(R.op) reply: \(error)")
-        }
+        return id
     }
 
     /// Sends raw bytes (tests of malformed input).
@@ -117,30 +112,34 @@ public final class DaemonConnection {
         }
     }
 
+    /// The next reply or event, in the order they arrived, within
+    /// `timeout`; nil when `wakeUp` (a descriptor) became readable first.
+    public func nextMessage(timeout: Duration = .seconds(10), wakeUp: Int32? = nil) throws(Failure) -> Wire.Incoming? {
+        let deadline = ContinuousClock.now + timeout
+        while received.isEmpty {
+            guard try receive(until: deadline, wakeUp: wakeUp) else { return nil }
+        }
+        return received.removeFirst()
+    }
+
     /// The next line that is not an event (a reply), within `timeout`.
     public func nextReplyLine(timeout: Duration = .seconds(10)) throws(Failure) -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         while true {
-            while !lines.isEmpty {
-                let line = lines.removeFirst()
-                if let event = Self.event(in: line) { events.append(event) } else { return line }
+            if let index = received.firstIndex(where: { if case .reply = $0 { true } else { false } }),
+               case .reply(let reply) = received.remove(at: index) {
+                return reply.line
             }
-            try receive(until: deadline)
+            _ = try receive(until: deadline)
         }
     }
 
-    /// The next event, within `timeout`.
+    /// The next event, within `timeout`. A reply nobody waits for is an error.
     public func nextEvent(timeout: Duration = .seconds(10)) throws(Failure) -> ReceivedEvent {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            if !events.isEmpty { return events.removeFirst() }
-            while !lines.isEmpty {
-                let line = lines.removeFirst()
-                guard let event = Self.event(in: line) else { throw .garbled("a reply nobody waits for: \(String(decoding: line, as: UTF8.self))") }
-                events.append(event)
-            }
-            if !events.isEmpty { return events.removeFirst() }
-            try receive(until: deadline)
+        guard let message = try nextMessage(timeout: timeout) else { throw .timedOut }
+        switch message {
+        case .event(let event): return event
+        case .reply(let reply): throw .garbled("a reply nobody waits for: \(String(decoding: reply.line, as: UTF8.self))")
         }
     }
 
@@ -156,59 +155,53 @@ public final class DaemonConnection {
         }
     }
 
-    private func awaitReply(to id: RequestID, timeout: Duration) throws(Failure) -> [UInt8] {
+    /// The reply to `id`; events and other replies are left in order for later.
+    private func awaitReply(to id: RequestID, timeout: Duration) throws(Failure) -> Wire.Reply {
         let deadline = ContinuousClock.now + timeout
+        var searched = 0
         while true {
-            let remaining = deadline - ContinuousClock.now
-            guard remaining > .zero else { throw .timedOut }
-            let line = try nextReplyLine(timeout: remaining)
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] else {
-                throw .garbled(String(decoding: line, as: UTF8.self))
+            while searched < received.count {
+                if case .reply(let reply) = received[searched], reply.id == id || (reply.id == nil && reply.error != nil) {
+                    received.remove(at: searched)
+                    // An error without an id (the line could not be read) answers this request too.
+                    if let error = reply.error { throw .refused(error) }
+                    return reply
+                }
+                searched += 1
             }
-            if object["ok"] as? Bool == false {
-                let error = (try? JSONDecoder().decode(ErrorEnvelope.self, from: Data(line)))?.error
-                    ?? ProtocolError(.internal, String(decoding: line, as: UTF8.self))
-                // An error without an id (the line could not be read) answers this request too.
-                let replyID = try? JSONDecoder().decode(IDEnvelope.self, from: Data(line)).id
-                if replyID == nil || replyID == id { throw .refused(error) }
-                continue
-            }
-            if let replyID = try? JSONDecoder().decode(IDEnvelope.self, from: Data(line)).id, replyID == id { return line }
+            _ = try receive(until: deadline)
         }
     }
 
-    private func receive(until deadline: ContinuousClock.Instant) throws(Failure) {
+    /// Reads what the socket has, waiting until `deadline`; false when
+    /// `wakeUp` became readable instead.
+    private func receive(until deadline: ContinuousClock.Instant, wakeUp: Int32? = nil) throws(Failure) -> Bool {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { throw .timedOut }
         let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
         var polls = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
         if let interrupter { polls.append(pollfd(fd: interrupter.descriptor, events: Int16(POLLIN), revents: 0)) }
+        if let wakeUp { polls.append(pollfd(fd: wakeUp, events: Int16(POLLIN), revents: 0)) }
         let ready = Glibc.poll(&polls, nfds_t(polls.count), milliseconds)
         if ready < 0 {
-            if errno == EINTR { return }
+            if errno == EINTR { return true }
             throw .closed
         }
         if ready == 0 { throw .timedOut }
-        if polls.count > 1, polls[1].revents != 0 { throw .closed }
+        if interrupter != nil, polls[1].revents != 0 { throw .closed }
+        if wakeUp != nil, polls[polls.count - 1].revents != 0, polls[0].revents == 0 { return false }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-        if count < 0 && errno == EINTR { return }
+        if count < 0 && errno == EINTR { return true }
         guard count > 0 else { throw .closed }
         for output in framer.append(buffer.prefix(count)) {
-            if case .line(let line) = output { lines.append(line) }
+            guard case .line(let line) = output else { continue }
+            guard let message = Wire.Incoming(line: line) else { throw .garbled(String(decoding: line, as: UTF8.self)) }
+            received.append(message)
         }
+        return true
     }
 
-    private static func event(in line: [UInt8]) -> ReceivedEvent? {
-        // Events start with {"sub": (the daemon writes them so); anything else is a reply.
-        guard line.starts(with: Array("{\"sub\":".utf8)),
-              let object = (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any],
-              let name = object["event"] as? String, let subscription = object["sub"] as? String else { return nil }
-        return ReceivedEvent(name: name, subscription: subscription, line: line)
-    }
-
-    private struct ErrorEnvelope: Decodable { var error: ProtocolError }
-    private struct IDEnvelope: Decodable { var id: RequestID? }
 }
 
 /// Ends the waits of connections made with it, from any thread: once

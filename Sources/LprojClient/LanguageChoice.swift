@@ -7,7 +7,7 @@ struct LanguageChoice: Sendable {
     let file: String?
 
     init(app: String?, environment: [String: String]) {
-        guard let app, !app.isEmpty, !app.contains("/"), !app.hasPrefix(".") else {
+        guard let app, LanguageSelection.problem(withApp: app) == nil else {
             file = nil
             return
         }
@@ -19,8 +19,10 @@ struct LanguageChoice: Sendable {
     /// The persisted tag, nil when none (or unreadable, or not a tag).
     func load() -> String? {
         guard let file, let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
-        let tag = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return LanguageTag(tag) == nil ? nil : tag
+        guard case .success(let language?) = LanguageSelection.language(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            return nil
+        }
+        return language
     }
 
     /// Persists `language` (nil: remove the choice): temporary file, then rename.

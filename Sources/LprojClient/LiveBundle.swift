@@ -155,12 +155,10 @@ public final class LiveBundle: Sendable {
     /// the app follows; persisted locally as well, so it also holds with
     /// no daemon. Takes effect in this process before it returns.
     public func setLanguage(_ language: String) throws(Failure) {
-        var selection: String?
-        if language != "system" {
-            guard let tag = LanguageTag(language), !tag.isBase else {
-                throw Failure(description: "'\(language)' is not a language tag (or \"system\")")
-            }
-            selection = language
+        let selection: String?
+        switch LanguageSelection.language(language) {
+        case .success(let selected): selection = selected
+        case .failure(let problem): throw Failure(description: problem.message)
         }
         do {
             try core.choice.save(selection)

@@ -9,6 +9,15 @@ import Synchronization
 /// the snapshot in the reply when it cannot be honoured), apply events;
 /// when the daemon goes away, keep serving the last state and reconnect with
 /// backoff (0.1 s doubling to 5 s). Waits end at once on `stop()`.
+///
+/// The selected language is the daemon's: the app's choice it reports on
+/// each connect wins over the local file (which only serves while no daemon
+/// answers). `setLanguage` calls are sent on this same connection, from
+/// this thread, in call order; while some are unanswered, `language-selected`
+/// events are older than this process's newest choice and are not applied
+/// (its own echo comes after the last reply), so an older choice never
+/// replaces a newer one. Calls made while no daemon answers are sent on
+/// the next connect.
 final class LiveConnection: Sendable {
     private let core: LiveCore
     private let bundle: String
@@ -16,6 +25,10 @@ final class LiveConnection: Sendable {
     private let socketPath: String?
     private let interrupter = Interrupter()
     private let stopped = Mutex(false)
+    /// Languages to select, in call order, not yet sent.
+    private let outbox = Mutex<[String]>([])
+    /// Readable when the outbox has something (wakes the thread's wait).
+    private let outboxSignal = Interrupter()
 
     init(core: LiveCore, bundle: String, app: String?, socketPath: String?) {
         self.core = core
@@ -35,46 +48,59 @@ final class LiveConnection: Sendable {
         interrupter.interrupt()
     }
 
-    /// Sends `select-language` on a connection of its own (the thread's is
-    /// busy waiting for events), off the caller's thread: `setLanguage` never
-    /// waits for the daemon.
+    /// Queues `select-language` for the daemon, in call order; `setLanguage`
+    /// never waits for the daemon.
     func publishSelection(app: String, language: String) {
-        guard core.connected.withLock({ $0 }) else { return }
-        let socketPath = socketPath
-        DispatchQueue.global().async {
-            do {
-                let connection = try DaemonConnection(path: socketPath)
-                _ = try connection.send(SelectLanguage(app: app, language: language), timeout: .seconds(5))
-            } catch {
-                // Kept locally; handed to the daemon on the next connect.
-            }
-        }
+        outbox.withLock { $0.append(language) }
+        outboxSignal.interrupt()
     }
 
     private func run() {
         var clock: Clock?
         var backoff = Duration.milliseconds(100)
+        /// Sent and not yet answered (sent again after a reconnect: selecting twice is harmless).
+        var unanswered: [String] = []
         while !stopped.withLock({ $0 }) {
             do {
                 let connection = try DaemonConnection(path: socketPath, interrupter: interrupter)
                 let hello = try connection.send(Hello(client: "LiveBundle", app: app))
-                if app != nil {
-                    if let language = hello.language {
-                        try? core.choice.save(language)
-                        core.select(language)
-                    } else if let local = core.snapshot.selection, let app {
-                        // Chosen while no daemon ran: tell it now.
-                        _ = try connection.send(SelectLanguage(app: app, language: local))
-                    }
+                let waiting = !unanswered.isEmpty || !outbox.withLock { $0.isEmpty }
+                if app != nil, !waiting {
+                    // The daemon's choice (nil: the system's) wins over the local file.
+                    try? core.choice.save(hello.language)
+                    core.select(hello.language)
                 }
                 let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: true))
                 if reply.fresh, let tables = reply.tables { core.replaceTables(Self.tables(from: tables)) }
                 clock = reply.clock
                 core.setConnected(true)
                 backoff = .milliseconds(100)
+                var resend = unanswered
+                unanswered = []
                 while true {
-                    let event = try connection.nextEvent(timeout: .seconds(86_400 * 365))
-                    if let eventClock = try apply(event, on: connection) { clock = eventClock }
+                    outboxSignal.drain()
+                    let queued = resend + outbox.withLock { queued in
+                        defer { queued = [] }
+                        return queued
+                    }
+                    resend = []
+                    if let app {
+                        for language in queued {
+                            try connection.sendRequest(SelectLanguage(app: app, language: language))
+                            unanswered.append(language)
+                        }
+                    }
+                    guard let message = try connection.nextMessage(timeout: .seconds(86_400 * 365), wakeUp: outboxSignal.descriptor) else {
+                        continue
+                    }
+                    switch message {
+                    case .reply:
+                        // Only selections are sent without waiting: their replies come in order.
+                        if !unanswered.isEmpty { unanswered.removeFirst() }
+                    case .event(let event):
+                        if event.name == LanguageSelected.name, !unanswered.isEmpty { continue }
+                        if let eventClock = try apply(event, on: connection) { clock = eventClock }
+                    }
                 }
             } catch {
                 core.setConnected(false)
@@ -124,11 +150,21 @@ final class LiveConnection: Sendable {
             return removed.clock
         case Resync.name:
             let resync = try event.decode(Resync.self)
-            let snapshot = try connection.send(Snapshot(bundle: bundle))
-            core.replaceTables(Self.tables(from: snapshot.tables))
-            return max(resync.clock, snapshot.clock)
+            let snapshot = try Self.snapshot(of: bundle, on: connection)
+            core.replaceTables(Self.tables(from: snapshot?.tables ?? []))
+            return max(resync.clock, snapshot?.clock ?? resync.clock)
         default:
-            return (event.object["clock"] as? String).flatMap(Clock.init)
+            return event.clock
+        }
+    }
+
+    /// The bundle's tables now; nil when it serves none (`not-found`).
+    private static func snapshot(of bundle: String, on connection: DaemonConnection) throws(DaemonConnection.Failure) -> Snapshot.Reply? {
+        do {
+            return try connection.send(Snapshot(bundle: bundle))
+        } catch {
+            if case .refused(let refusal) = error, refusal.code == .notFound { return nil }
+            throw error
         }
     }
 

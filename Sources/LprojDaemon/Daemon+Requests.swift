@@ -12,8 +12,8 @@ extension Daemon {
             return .failure(ProtocolError(.unsupportedVersion, "this daemon speaks protocol \(Wire.version), not \(request.protocol)",
                                           field: "protocol"))
         }
-        if let app = request.app, !Selections.isValidApp(app) {
-            return .failure(ProtocolError(.invalidField, "an app id is letters, digits, '.', '-' and '_' (at most 200)", field: "app"))
+        if let app = request.app, let problem = LanguageSelection.problem(withApp: app) {
+            return .failure(ProtocolError(.invalidField, problem, field: "app"))
         }
         client.session.name = request.client
         client.session.app = request.app
@@ -122,15 +122,13 @@ extension Daemon {
         guard access.maySelect(client.peer) else {
             return .failure(ProtocolError(.forbidden, "user \(client.peer.uid) may not select languages (see [Access] SelectUsers/SelectGroups)"))
         }
-        guard Selections.isValidApp(request.app) else {
-            return .failure(ProtocolError(.invalidField, "an app id is letters, digits, '.', '-' and '_' (at most 200)", field: "app"))
+        if let problem = LanguageSelection.problem(withApp: request.app) {
+            return .failure(ProtocolError(.invalidField, problem, field: "app"))
         }
-        var language: String?
-        if request.language != "system" {
-            guard let tag = LanguageTag(request.language), !tag.isBase else {
-                return .failure(ProtocolError(.invalidField, "'\(request.language)' is not a language tag (or \"system\")", field: "language"))
-            }
-            language = request.language
+        let language: String?
+        switch LanguageSelection.language(request.language) {
+        case .success(let selected): language = selected
+        case .failure(let problem): return .failure(ProtocolError(.invalidField, problem.message, field: "language"))
         }
         do throws(SelectionError) {
             try selections.select(language, for: request.app)

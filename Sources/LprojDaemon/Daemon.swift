@@ -262,7 +262,10 @@ public final class Daemon {
     /// since are looked at, and a file written, truncated, moved or removed
     /// again meanwhile (or whose directory moved) is left to those events —
     /// a save is published only as it was completed, never half-written.
-    private func refresh(_ paths: [String]) {
+    /// A file read empty is held for the quiet period first (unless
+    /// `holdingEmpty` is false: the hold is over), as the empty file may be
+    /// a save between its truncate and its write whose event is not queued yet.
+    private func refresh(_ paths: [String], holdingEmpty: Bool = true) {
         guard !paths.isEmpty else { return }
         var loaded = catalog.read(paths)
         if let queued = tree?.queuedPaths(), !queued.isEmpty {
@@ -271,6 +274,14 @@ public final class Daemon {
             if loaded.count < before {
                 counters["reads-overtaken", default: 0] += UInt64(before - loaded.count)
                 log.debug("\(before - loaded.count) read(s) overtaken by a newer change: left to its event")
+            }
+        }
+        if holdingEmpty {
+            let now = ContinuousClock.now
+            loaded.removeAll { item in
+                guard case .success(let file) = item.outcome, file.wasEmpty else { return false }
+                pending.hold(item.path.string, at: now)
+                return true
             }
         }
         publish(catalog.apply(loaded))
@@ -289,7 +300,7 @@ public final class Daemon {
 
     /// Reads what waited and is due.
     private func timerFired() {
-        refresh(pending.takeDue(at: .now))
+        refresh(pending.takeDue(at: .now), holdingEmpty: false)
         answerSettledSyncs()
     }
 

@@ -14,7 +14,10 @@ import LprojWatch
 ///   be being written (`cp -r`, `rsync`): it is read at its `written`
 ///   (`IN_CLOSE_WRITE`), or once no write to it has been seen for `quiet`
 ///   (at most `quiet × 20` after it was listed, so a file held open and
-///   written for ever is still read).
+///   written for ever is still read). A file read empty is held the same
+///   way: an in-place save truncates before it writes, and the kernel
+///   queues the truncate's `IN_MODIFY` a moment after the file is empty, so
+///   a reader can see the empty file before any event says it is stale.
 ///
 /// Every entry gets a ticket; a `sync` waits until the entries up to the
 /// last ticket at its marker's arrival are settled, so a sync answers with
@@ -79,6 +82,11 @@ struct PendingChanges {
             }
         }
         return readNow
+    }
+
+    /// Holds `path` (read empty) until no write to it has been seen for `quiet`.
+    mutating func hold(_ path: String, at now: ContinuousClock.Instant) {
+        add(path, .listed(giveUp: now + rules.quiet * 20), deadline: now + rules.quiet)
     }
 
     /// The paths whose wait is over at `now` (taken out).

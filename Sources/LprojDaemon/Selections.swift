@@ -22,8 +22,10 @@ struct Selections {
             let app = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
             }
-            guard Self.isValidApp(app) else { continue }
-            if let text = Self.read(directory + "/" + app), LanguageTag(text) != nil { languages[app] = text }
+            guard LanguageSelection.problem(withApp: app) == nil else { continue }
+            if let text = Self.read(directory + "/" + app), case .success(let language?) = LanguageSelection.language(text) {
+                languages[app] = language
+            }
         }
     }
 
@@ -51,12 +53,6 @@ struct Selections {
             close(directoryDescriptor)
         }
         languages[app] = language
-    }
-
-    /// App identifiers are file names: letters, digits, `.`, `-`, `_`; not starting with a dot; at most 200 bytes.
-    static func isValidApp(_ app: String) -> Bool {
-        !app.isEmpty && app.utf8.count <= 200 && !app.hasPrefix(".")
-            && app.utf8.allSatisfy { $0 < 0x80 && (isalnum(Int32($0)) != 0 || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")) }
     }
 
     private static func read(_ path: String) -> String? {

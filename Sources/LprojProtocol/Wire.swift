@@ -68,9 +68,12 @@ public enum Wire {
         (try? line(FailureEnvelope(id: id, ok: false, error: error))) ?? Array("{\"ok\":false}\n".utf8)
     }
 
-    /// An event line: `{"sub":…,"event":…, fields…}`.
+    /// An event line: `{"sub":…,"event":…, fields…}`, `sub` first (as
+    /// every event line starts, so a reader can tell it from a reply).
     public static func event<E: Event>(_ event: E, subscription: String) throws -> [UInt8] {
-        try line(Merged(body: event, fields: [(.sub, .text(subscription)), (.event, .text(E.name))]))
+        var output: [UInt8] = []
+        appendAddressed(try eventBody(event), prefix: eventPrefix(subscription: subscription), to: &output)
+        return output
     }
 
     /// An event line without its `sub`: encoded once, then addressed to each
@@ -163,10 +166,20 @@ private struct Merged<Body: Encodable>: Encodable {
     }
 }
 
+/// `{"error":…,"id":…,"ok":false}`; an id that could not be read is `null`, never left out.
 private struct FailureEnvelope: Encodable {
     var id: RequestID?
     var ok: Bool
     var error: ProtocolError
+
+    private enum CodingKeys: String, CodingKey { case id, ok, error }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if let id { try container.encode(id, forKey: .id) } else { try container.encodeNil(forKey: .id) }
+        try container.encode(ok, forKey: .ok)
+        try container.encode(error, forKey: .error)
+    }
 }
 
 /// Something the daemon pushes to a subscription, unasked.

@@ -72,6 +72,9 @@ public struct TableFile: Sendable {
     public var contents: Contents
     /// Every problem found, in file order.
     public var diagnostics: [Diagnostic]
+    /// Whether the file was empty (0 bytes): a reader racing a save sees
+    /// that between the save's truncate and its write.
+    public var wasEmpty: Bool
 
     /// Whether the file is unusable (a broken file never replaces a good table).
     public var hasErrors: Bool { diagnostics.containsErrors }
@@ -80,6 +83,7 @@ public struct TableFile: Sendable {
     public init(bytes: some ContiguousBytes, path: String, format: TableFormat) {
         self.path = path
         self.format = format
+        wasEmpty = bytes.withUnsafeBytes { $0.isEmpty }
         switch format {
         case .strings:
             let file = StringsFile(bytes: bytes, path: path)
@@ -98,6 +102,7 @@ public struct TableFile: Sendable {
         self.format = format
         self.contents = contents
         self.diagnostics = diagnostics
+        wasEmpty = false
     }
 
     /// Reads and parses the file at `path`, its format chosen by extension.

@@ -34,9 +34,8 @@ enum SelectCommand {
         guard arguments.operands.count == 1, let language = arguments.operands.first else {
             Console.usage(command, UsageError(arguments.operands.isEmpty ? "no LANGUAGE given (a tag, or system)" : "select takes one LANGUAGE"))
         }
-        guard language == "system" || LanguageTag(language) != nil else {
-            Console.usage(command, UsageError("'\(language)' is not a language tag (or system)"))
-        }
+        if let problem = LanguageSelection.problem(withApp: app) { Console.usage(command, UsageError("--app: \(problem)")) }
+        if case .failure(let problem) = LanguageSelection.language(language) { Console.usage(command, UsageError(problem.message)) }
         let (connection, _) = LiveDaemon.connect(arguments, client: "lprojctl select")
         let reply = LiveDaemon.send(SelectLanguage(app: app, language: language), on: connection)
         Console.out("\(reply.app): \(reply.language ?? "system (follows the environment)")")

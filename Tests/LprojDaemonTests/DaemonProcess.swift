@@ -19,7 +19,8 @@ final class DaemonProcess {
     let extraArguments: [String]
     private(set) var stderrPath: String
 
-    init(extraArguments: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws {
+    /// `config`: the text of a config file the daemon reads (`--config`), beside the flags.
+    init(extraArguments: [String] = [], config: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
         var template = Array("/tmp/lpd-XXXXXX".utf8CString)
         directory = String(cString: mkdtemp(&template)!)
         root = directory + "/root"
@@ -27,7 +28,13 @@ final class DaemonProcess {
         state = directory + "/state"
         notifyPath = directory + "/n.sock"
         stderrPath = directory + "/stderr"
-        self.extraArguments = extraArguments
+        if let config {
+            let path = directory + "/lprojd.conf"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+            self.extraArguments = ["--config", path] + extraArguments
+        } else {
+            self.extraArguments = extraArguments
+        }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     }
 
@@ -91,6 +98,14 @@ final class DaemonProcess {
 
     var pid: Int32 { process?.processIdentifier ?? 0 }
 
+    /// The daemon's resident memory now (VmRSS).
+    func residentBytes() throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { throw DaemonTestError("no VmRSS") }
+        return kilobytes * 1024
+    }
+
     /// What the daemon wrote on standard error.
     var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
@@ -147,16 +162,31 @@ func binaryDirectory() -> URL {
 /// What a subscriber knows: tables built from a snapshot and the events
 /// after it, exactly as a client library would keep them.
 struct Mirror: Equatable {
-    var tables: [String: [String: Entry]] = [:]   // "bundle|localization|table" → entries
+    var tables: [ExactName: [String: Entry]] = [:]   // "bundle|localization|table" (bytes) → entries
     var resyncs = 0
     var invalid: [TableInvalid] = []
+    /// Bundles and "bundle|localization" as the structural events said.
+    var bundles = Set<ExactName>()
+    var localizations = Set<ExactName>()
 
-    static func key(_ bundle: String, _ localization: String, _ table: String) -> String { "\(bundle)|\(localization)|\(table)" }
+    static func key(_ bundle: String, _ localization: String, _ table: String) -> ExactName { ExactName("\(bundle)|\(localization)|\(table)") }
+
+    /// The bundles and localizations the tables held imply.
+    var impliedStructure: (bundles: Set<ExactName>, localizations: Set<ExactName>) {
+        var bundles = Set<ExactName>(), localizations = Set<ExactName>()
+        for key in tables.keys {
+            let parts = key.string.split(separator: "|", omittingEmptySubsequences: false)
+            bundles.insert(ExactName(String(parts[0])))
+            localizations.insert(ExactName(parts[0] + "|" + parts[1]))
+        }
+        return (bundles, localizations)
+    }
 
     static func == (lhs: Mirror, rhs: Mirror) -> Bool { lhs.tables == rhs.tables }
 
     init(snapshot: [TableSnapshot]) {
         for table in snapshot { tables[Self.key(table.bundle, table.language, table.table)] = table.entries }
+        (bundles, localizations) = impliedStructure
     }
 
     /// The state a fresh parse of the disk gives, for the bundles under `root`.
@@ -185,6 +215,16 @@ struct Mirror: Equatable {
             }
         case TableInvalid.name:
             invalid.append(try event.decode(TableInvalid.self))
+        case BundleAdded.name:
+            bundles.insert(ExactName(try event.decode(BundleAdded.self).bundle))
+        case BundleRemoved.name:
+            bundles.remove(ExactName(try event.decode(BundleRemoved.self).bundle))
+        case LocalizationAdded.name:
+            let added = try event.decode(LocalizationAdded.self)
+            localizations.insert(ExactName(added.bundle + "|" + added.language))
+        case LocalizationRemoved.name:
+            let removed = try event.decode(LocalizationRemoved.self)
+            localizations.remove(ExactName(removed.bundle + "|" + removed.language))
         case Resync.name:
             resyncs += 1
         default:

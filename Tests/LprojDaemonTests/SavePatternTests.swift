@@ -184,7 +184,7 @@ final class SavePatternTests: XCTestCase {
 
     private func assertConverged(file: StaticString = #filePath, line: UInt = #line) throws {
         try mirror.catchUp(connection)
-        let bundles = Set(mirror.tables.keys.map { String($0.split(separator: "|")[0]) }).union(try diskBundles())
+        let bundles = Set(mirror.tables.keys.map { String($0.string.split(separator: "|")[0]) }).union(try diskBundles())
         XCTAssertEqual(mirror, try Mirror(disk: bundles.sorted().filter { FileManager.default.fileExists(atPath: $0) }),
                        "the subscriber's state differs from a fresh parse of the disk", file: file, line: line)
     }

@@ -91,7 +91,36 @@ final class WireTests: XCTestCase {
         XCTAssertEqual(failure["id"] as? String, "x")
         XCTAssertEqual(failure["ok"] as? Bool, false)
         XCTAssertEqual((failure["error"] as? [String: String])?["code"], "unknown-op")
-        XCTAssertEqual(try json(Wire.failure(ProtocolError(.malformed, "bad"), to: nil))["id"] as? NSNull, nil)
+        // An id that could not be read is null, as PROTOCOL.md says, not left out.
+        let unread = try json(Wire.failure(ProtocolError(.malformed, "bad"), to: nil))
+        XCTAssertTrue(unread.keys.contains("id"))
+        XCTAssertNotNil(unread["id"] as? NSNull)
+    }
+
+    /// One decoder reads a line once and says which it is.
+    func testIncomingLinesAreRepliesOrEvents() throws {
+        let reply = try Wire.reply(Sync.Reply(clock: Clock(instance: "i", sequence: 3)), to: .number(7))
+        guard case .reply(let decoded)? = Wire.Incoming(line: reply) else { return XCTFail("not a reply") }
+        XCTAssertEqual(decoded.id, .number(7))
+        XCTAssertNil(decoded.error)
+        XCTAssertEqual(try decoded.decode(Sync.Reply.self).clock, Clock(instance: "i", sequence: 3))
+
+        let failure = Wire.failure(ProtocolError(.malformed, "the line is not JSON"), to: nil)
+        guard case .reply(let refused)? = Wire.Incoming(line: failure) else { return XCTFail("not a reply") }
+        XCTAssertNil(refused.id)
+        XCTAssertEqual(refused.error?.code, .malformed)
+
+        let selected = try Wire.event(LanguageSelected(clock: Clock(instance: "i", sequence: 9), app: "com.example.a", language: "fr"),
+                                      subscription: "live")
+        XCTAssertTrue(selected.starts(with: Array("{\"sub\":\"live\",".utf8)), String(decoding: selected, as: UTF8.self))
+        guard case .event(let event)? = Wire.Incoming(line: selected) else { return XCTFail("not an event") }
+        XCTAssertEqual(event.name, "language-selected")
+        XCTAssertEqual(event.subscription, "live")
+        XCTAssertEqual(event.clock, Clock(instance: "i", sequence: 9))
+        XCTAssertEqual(try event.decode(LanguageSelected.self).language, "fr")
+
+        XCTAssertNil(Wire.Incoming(line: Array("not json".utf8)))
+        XCTAssertNil(Wire.Incoming(line: Array("{\"neither\":1}".utf8)))
     }
 
     func testEventsCarrySubscriptionAndName() throws {
