@@ -215,12 +215,22 @@ private final class WatchLoop {
     let control: String
     let isIgnored: (String) -> Bool
     let isExcluded: (String) -> Bool
-    /// Watched directories, with a trailing slash as libinotifytools names
-    /// them (bytes: `Café` in NFC and in NFD are two directories).
-    var watched = Set<ExactName>()
+    /// Watched directories (path with a trailing slash; bytes: `Café` in NFC
+    /// and in NFD are two directories) and their watch descriptors, kept
+    /// here, not in libinotifytools: its table goes stale when the kernel
+    /// drops a watch by itself (a deleted directory's `IN_IGNORED` is only
+    /// seen by its own reader), and a later directory of the same name then
+    /// resolved to the dead descriptor — its removal missed the live watch,
+    /// and events in a renamed directory came under the old name.
+    var watched: [ExactName: Int32] = [:]
+    /// Each watch descriptor's directory (no trailing slash), the watched
+    /// directories' and the parents' watched for a missing root.
+    var directories: [Int32: String] = [:]
     let controlDescriptor: Int32
     /// Roots that are gone, by the parent watched to see them return.
     var missingRoots: [ExactName: String] = [:]
+    /// The watches on those parents (not watched directories of the tree).
+    var parentWatches: [ExactName: Int32] = [:]
     /// Events read by `queuedPaths`, to start the next batch.
     private var carried: [RawEvent] = []
 
@@ -241,6 +251,21 @@ private final class WatchLoop {
 
     var watchCount: Int { watched.count }
 
+    /// Adds a kernel watch on `directory` with `mask` on libinotifytools'
+    /// instance; nil when it fails (the directory went, or a limit).
+    private func addWatch(_ directory: String, mask: Int32) -> Int32? {
+        let watch = inotify_add_watch(descriptor, directory, UInt32(bitPattern: mask))
+        guard watch >= 0 else { return nil }
+        directories[watch] = directory
+        return watch
+    }
+
+    /// Removes the kernel watch `watch` (its `IN_IGNORED` follows).
+    private func removeWatch(_ watch: Int32) {
+        inotify_rm_watch(descriptor, watch)
+        directories[watch] = nil
+    }
+
     var hasCarried: Bool { !carried.isEmpty }
 
     func queuedPaths() -> Set<ExactName> {
@@ -250,8 +275,8 @@ private final class WatchLoop {
         }
         var paths = Set<ExactName>()
         for event in carried where event.descriptor != controlDescriptor && !event.name.isEmpty {
-            guard let directory = inotifytools_filename_from_wd(event.descriptor).map({ String(cString: $0) }) else { continue }
-            paths.insert(ExactName(directory + event.name))
+            guard let directory = directories[event.descriptor] else { continue }
+            paths.insert(ExactName(directory + "/" + event.name))
         }
         return paths
     }
@@ -332,8 +357,14 @@ private final class WatchLoop {
             for root in roots { _ = watchTree(root) }   // pick up directories whose creation was lost
             return
         }
-        guard let directoryName = inotifytools_filename_from_wd(event.descriptor).map({ String(cString: $0) }) else { return }
-        let directory = directoryName.hasSuffix("/") ? String(directoryName.dropLast()) : directoryName
+        if event.mask & UInt32(IN_IGNORED) != 0 {
+            // The kernel dropped the watch (its directory was deleted, or we removed it).
+            if let directory = directories.removeValue(forKey: event.descriptor), watched[ExactName(directory + "/")] == event.descriptor {
+                watched[ExactName(directory + "/")] = nil
+            }
+            return
+        }
+        guard let directory = directories[event.descriptor] else { return }
         if let root = missingRoots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
            root.matches(directory + "/" + event.name), event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
             // A root came back.
@@ -390,10 +421,10 @@ private final class WatchLoop {
                 listedFiles = 0
             }
             let key = directory + "/"
-            if !watched.contains(ExactName(key)) {
+            if watched[ExactName(key)] == nil {
                 // Watch first, then list: nothing created in between is missed.
-                guard inotifytools_watch_file(directory, Self.mask) != 0 else { continue }
-                watched.insert(ExactName(key))
+                guard let watch = addWatch(directory, mask: Self.mask) else { continue }
+                watched[ExactName(key)] = watch
                 events.append(.directoryAppeared(directory))
             }
             var files: [String] = []
@@ -418,9 +449,9 @@ private final class WatchLoop {
     /// Forgets the watches on `path` and below; a directory moved away still
     /// has kernel watches, which are removed.
     private func unwatchTree(_ path: String, removingFromKernel: Bool) {
-        for key in watched where key.isWithin(path) {
-            if removingFromKernel { inotifytools_remove_watch_by_filename(key.string) }
-            watched.remove(key)
+        for (key, watch) in watched where key.isWithin(path) {
+            if removingFromKernel { removeWatch(watch) } else { directories[watch] = nil }
+            watched[key] = nil
         }
     }
 
@@ -428,8 +459,9 @@ private final class WatchLoop {
     /// it is itself a watched directory).
     private func releaseParentWatch(_ directory: String) {
         let key = directory + "/"
-        guard !watched.contains(ExactName(key)), !missingRoots.values.contains(where: { $0.hasSameBytes(as: directory) }) else { return }
-        inotifytools_remove_watch_by_filename(key)
+        guard watched[ExactName(key)] == nil, !missingRoots.values.contains(where: { $0.hasSameBytes(as: directory) }),
+              let watch = parentWatches.removeValue(forKey: ExactName(directory)) else { return }
+        removeWatch(watch)
     }
 
     /// A root went away: forget its watches and watch its nearest existing
@@ -442,8 +474,8 @@ private final class WatchLoop {
         while !ancestor.isEmpty, access(ancestor, F_OK) != 0 { ancestor = (ancestor as NSString).deletingLastPathComponent }
         // Only the direct parent is watched for the name; a deeper loss waits for an overflow rescan.
         let parent = (root as NSString).deletingLastPathComponent
-        if ancestor == parent, !watched.contains(ExactName(parent + "/")) {
-            _ = inotifytools_watch_file(parent, Int32(IN_CREATE | IN_MOVED_TO))
+        if ancestor == parent, watched[ExactName(parent + "/")] == nil, parentWatches[ExactName(parent)] == nil {
+            parentWatches[ExactName(parent)] = addWatch(parent, mask: Int32(IN_CREATE | IN_MOVED_TO))
         }
         missingRoots[ExactName(root)] = parent
     }

@@ -1,0 +1,196 @@
+import Foundation
+import LprojClient
+import LprojProtocol
+import LprojTables
+import XCTest
+
+/// The invariant, checked against a model: a seeded random run of saves
+/// (in place, atomic, rename-then-write), broken saves and fixes, new,
+/// removed and renamed localizations, a second table, removed bundles and
+/// twin bundles (`Café` in NFC and in NFD), with a `sync` after each step.
+/// After every step a client that applied every event in order holds
+/// exactly the daemon's snapshot, the snapshot is what the files hold (a
+/// broken file keeps its last good version), and the bundles and
+/// localizations the structural events announced are those served.
+final class ModelTests: XCTestCase {
+    func testSeed1() throws { try run(seed: 1) }
+    func testSeed2() throws { try run(seed: 2) }
+    func testSeed3() throws { try run(seed: 3) }
+    func testSeed4() throws { try run(seed: 0x5eed) }
+
+    private static let bundles = ["A", "B", "Caf\u{E9}", "Cafe\u{301}"]
+    private static let localizations = ["en", "de", "fr", "ja"]
+    private static let tables = ["Localizable", "Other"]
+
+    /// One file as the model knows it: what it holds now (nil: broken) and
+    /// the last version that parsed (what the daemon serves).
+    private struct File {
+        var entries: [String: String]?
+        var lastGood: [String: String]?
+    }
+
+    private func run(seed: UInt64, steps: Int = 150) throws {
+        let daemon = try DaemonProcess(config: "[Watch]\nRemovalGrace=40ms\nQuietPeriod=20ms\n")
+        defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
+        var random = SplitMix64(seed: seed)
+        var files: [ExactName: File] = [:]   // relative path → state
+        func write(_ relative: String, _ text: String) throws {
+            try daemon.write(relative, text)
+        }
+        func entries() -> [String: String] {
+            var result: [String: String] = [:]
+            for _ in 0..<(1 + random.next(4)) { result["k\(random.next(6))"] = "v\(random.next(1000))" }
+            return result
+        }
+        // A start with something in it.
+        for bundle in ["A", "Caf\u{E9}"] {
+            let relative = "\(bundle)/en.lproj/Localizable.strings"
+            let table = entries()
+            try write(relative, Self.text(table))
+            files[ExactName(relative)] = File(entries: table, lastGood: table)
+        }
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "model"))
+        let reply = try connection.send(Subscribe(name: "all", snapshot: true))
+        var mirror = Mirror(snapshot: try XCTUnwrap(reply.tables))
+        var history: [String] = []
+
+        for step in 0..<steps {
+            let bundle = Self.bundles[random.next(Self.bundles.count)]
+            let localization = Self.localizations[random.next(Self.localizations.count)]
+            let table = Self.tables[random.next(Self.tables.count)]
+            let directory = "\(bundle)/\(localization).lproj", relative = "\(directory)/\(table).strings"
+            let existing = files.keys.filter { $0.string.hasPrefix(bundle + "/") && Array($0.string.utf8).starts(with: Array((bundle + "/").utf8)) }
+            var action: String
+            switch random.next(10) {
+            case 0, 1:
+                action = "in-place \(relative)"
+                let new = entries()
+                let descriptor = try Self.openTruncating(daemon.path(relative))
+                try Self.write(descriptor, Self.text(new))
+                files[ExactName(relative), default: File()].entries = new
+                files[ExactName(relative)]!.lastGood = new
+            case 2, 3:
+                action = "atomic \(relative)"
+                let new = entries()
+                try write("\(directory)/.\(table).strings.tmp", Self.text(new))
+                try daemon.shell("mv '\(directory)/.\(table).strings.tmp' '\(relative)'")
+                files[ExactName(relative), default: File()].entries = new
+                files[ExactName(relative)]!.lastGood = new
+            case 4:
+                action = "broken \(relative)"
+                try write(relative, "\"k0\" = \"unterminated;\n")
+                files[ExactName(relative), default: File()].entries = nil
+            case 5:
+                guard let victim = existing.randomElement(using: &random) else { continue }
+                action = "rename-then-write \(victim.string)"
+                let new = entries()
+                try daemon.shell("mv '\(victim.string)' '\(victim.string).orig' && printf '%s' '\(Self.text(new))' > '\(victim.string)' && rm '\(victim.string).orig'")
+                files[victim] = File(entries: new, lastGood: new)
+            case 6:
+                action = "rm -rf \(directory)"
+                try daemon.shell("rm -rf '\(directory)'")
+                for key in files.keys where key.isWithin(directory) { files[key] = nil }
+            case 7:
+                let target = Self.localizations[random.next(Self.localizations.count)]
+                let destination = "\(bundle)/\(target).lproj"
+                guard target != localization, FileManager.default.fileExists(atPath: daemon.path(directory)),
+                      !FileManager.default.fileExists(atPath: daemon.path(destination)) else { continue }
+                action = "mv \(directory) \(destination)"
+                try daemon.shell("mv '\(directory)' '\(destination)'")
+                for key in files.keys where key.isWithin(directory) {
+                    let moved = destination + key.string.dropFirst(directory.count)
+                    let state = files.removeValue(forKey: key)!
+                    // Read afresh at its new path: a broken file there has no last good version.
+                    files[ExactName(String(moved))] = File(entries: state.entries, lastGood: state.entries)
+                }
+            case 8:
+                guard let victim = existing.randomElement(using: &random) else { continue }
+                action = "rm \(victim.string)"
+                try daemon.shell("rm '\(victim.string)'")
+                files[victim] = nil
+            default:
+                guard random.next(3) == 0 else { continue }
+                action = "rm -rf \(bundle)"
+                try daemon.shell("rm -rf '\(bundle)'")
+                for key in files.keys where key.isWithin(bundle) { files[key] = nil }
+            }
+            history.append("\(step): " + action.replacingOccurrences(of: "e\u{301}", with: "e+U301"))
+            try mirror.catchUp(connection)
+            let snapshot = Mirror(snapshot: try connection.send(Snapshot()).tables)
+            var expected = Mirror(snapshot: [])
+            for (relative, file) in files {
+                guard let lastGood = file.lastGood else { continue }
+                let parts = relative.string.split(separator: "/")
+                expected.tables[Mirror.key(daemon.path(String(parts[0])), String(parts[1].dropLast(".lproj".count)),
+                                           String(parts[2].dropLast(".strings".count)))] = lastGood.mapValues { Entry(text: $0) }
+            }
+            let context = "seed \(seed), after:\n" + history.suffix(12).joined(separator: "\n")
+            if mirror.tables != snapshot.tables {
+                XCTFail("the client differs from the daemon's snapshot: \(Self.difference(mirror.tables, snapshot.tables)); \(context)")
+            }
+            if snapshot.tables != expected.tables {
+                XCTFail("the daemon's snapshot differs from the files: \(Self.difference(snapshot.tables, expected.tables)); \(context)")
+            }
+            let implied = mirror.impliedStructure
+            XCTAssertEqual(mirror.bundles, implied.bundles, "bundle events disagree with the tables served; \(context)")
+            XCTAssertEqual(mirror.localizations, implied.localizations, "localization events disagree with the tables served; \(context)")
+            XCTAssertEqual(mirror.resyncs, 0, context)
+            if mirror.tables != snapshot.tables || snapshot.tables != expected.tables { return }
+        }
+    }
+
+    /// What differs between two states, briefly: table by table.
+    private static func difference(_ left: [ExactName: [String: Entry]], _ right: [ExactName: [String: Entry]]) -> String {
+        var lines: [String] = []
+        for key in Set(left.keys).union(right.keys).sorted() where left[key] != right[key] {
+            func show(_ table: [String: Entry]?) -> String {
+                table.map { $0.keys.sorted().map { "\($0)=\(table![$0]!.text ?? "?")" }.joined(separator: ",") } ?? "absent"
+            }
+            let name = String(key.string.split(separator: "/").last ?? "").replacingOccurrences(of: "e\u{301}", with: "e+U301")
+            lines.append("\(name): \(show(left[key])) vs \(show(right[key]))")
+        }
+        return lines.joined(separator: "; ")
+    }
+
+    private static func text(_ entries: [String: String]) -> String {
+        entries.keys.sorted().map { "\"\($0)\" = \"\(entries[$0]!)\";" }.joined(separator: "\n") + "\n"
+    }
+
+    private static func openTruncating(_ path: String) throws -> Int32 {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { throw DaemonTestError("cannot open \(path)") }
+        return descriptor
+    }
+
+    private static func write(_ descriptor: Int32, _ text: String) throws {
+        defer { close(descriptor) }
+        let bytes = Array(text.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
+            throw DaemonTestError("short write")
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64): the same seed, the same run.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    mutating func next(_ bound: Int) -> Int {
+        Int(next() % UInt64(bound))
+    }
+}
