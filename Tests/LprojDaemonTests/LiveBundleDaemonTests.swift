@@ -63,6 +63,49 @@ final class LiveBundleDaemonTests: XCTestCase {
         XCTAssertEqual(hello.language, "zh-Hant", "the daemon persisted it")
     }
 
+    /// Quick `setLanguage` calls from one process reach the daemon in call
+    /// order, and no echo of an older choice replaces the newest one.
+    func testQuickSelectionsArriveInCallOrderAndTheNewestStays() throws {
+        let bundle = try make()
+        try awaitState(of: bundle) { bundle.isConnected }
+        let tool = try daemon.connect()
+        _ = try tool.send(Hello(client: "tests"))
+        _ = try tool.send(Subscribe(name: "selections"))
+        let choices = (0..<40).map { ["zh-Hant", "en", "ja", "fr", "system"][$0 % 5] } + ["ja"]
+        let recorder = Recorder()
+        let token = bundle.observe { recorder.append($0) }
+        for choice in choices { try bundle.setLanguage(choice) }
+        let afterLastCall = recorder.changes.count
+        XCTAssertEqual(bundle.selectedLanguage, "ja", "applied in this process before setLanguage returns")
+        var published: [String] = []
+        while published.count < choices.count {
+            let event = try tool.awaitEvent(LanguageSelected.name)
+            published.append(try event.decode(LanguageSelected.self).language ?? "system")
+        }
+        XCTAssertEqual(published, choices, "the daemon got them in call order")
+        // A save the bundle sees comes after every echo on its connection.
+        try daemon.write("App/en.lproj/InfoPlist.strings", "\"marker\" = \"after\";\n")
+        try awaitState(of: bundle) { recorder.changes.contains { $0.changedKeys["InfoPlist"] != nil } }
+        XCTAssertEqual(bundle.selectedLanguage, "ja")
+        XCTAssertFalse(recorder.changes[afterLastCall...].contains { $0.languageChanged }, "an older echo changed the language")
+        XCTAssertEqual(try daemon.connect().send(Hello(client: "t", app: "com.example.live")).language, "ja")
+        token.cancel()
+    }
+
+    /// The daemon owns the selection: a choice left in the local file is
+    /// served only until the daemon answers with its own.
+    func testTheDaemonsSelectionWinsOverTheLocalFile() throws {
+        let tool = try daemon.connect()
+        _ = try tool.send(SelectLanguage(app: "com.example.live", language: "zh-Hant"))
+        try FileManager.default.createDirectory(atPath: config + "/lprojd", withIntermediateDirectories: true)
+        try Data("ja\n".utf8).write(to: URL(fileURLWithPath: config + "/lprojd/com.example.live.language"))
+        let bundle = try make()
+        try awaitState(of: bundle) { bundle.isConnected && bundle.selectedLanguage == "zh-Hant" }
+        XCTAssertEqual(bundle.language, "zh-Hant")
+        XCTAssertEqual(try String(contentsOfFile: config + "/lprojd/com.example.live.language", encoding: .utf8), "zh-Hant\n",
+                       "the local file follows the daemon, for the next start without one")
+    }
+
     func testLprojctlSelectSwitchesTwoDemoProcesses() throws {
         let demos = try (0..<2).map { _ in try DemoProcess(daemon: daemon, config: config) }
         for demo in demos { try demo.awaitScreen { $0.contains("following lprojd") } }
