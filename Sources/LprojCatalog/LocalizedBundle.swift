@@ -23,32 +23,38 @@ public struct LocalizedBundle: Sendable {
         self.diagnostics = diagnostics
     }
 
-    /// Reads every `*.lproj/*.strings|stringsdict` and `*.xcstrings` directly
-    /// in the bundle directory `path`.
-    public static func load(path: String, limits: TableLimits = TableLimits()) throws(TableReadError) -> LocalizedBundle {
-        let children = try Directory.entries(of: path)
+    /// Reads the bundle directory `path` by the rule the daemon follows
+    /// (`TablePlace`): every `*.lproj/*.strings|stringsdict` and
+    /// `*.xcstrings` directly in it, symbolic links not followed, `exclusions`
+    /// left out, a file with errors contributing nothing.
+    public static func load(path: String, limits: TableLimits = TableLimits(), exclusions: Exclusions? = nil)
+        throws(TableReadError) -> LocalizedBundle {
+        let bundlePlaces = DirectoryPlaces(path)
         var layers: [String: [String: [(layer: TableLayers.Layer, table: Table)]]] = [:]
         var diagnostics: [Diagnostic] = []
-        for child in children {
+        func read(_ filePath: String) -> TableFile? {
+            guard exclusions?.excludes(filePath) != true, let file = try? TableFile.read(path: filePath, limits: limits) else { return nil }
+            diagnostics += file.diagnostics
+            return file.hasErrors ? nil : file
+        }
+        for (child, kind) in try Directory.entries(of: path) {
             let childPath = path + "/" + child
-            if child.hasSuffix(".lproj") {
-                let localization = String(child.dropLast(6))
-                guard let files = try? Directory.entries(of: childPath) else { continue }
-                for name in files {
-                    guard let format = TableFormat(path: name), format != .xcstrings else { continue }
-                    guard let file = try? TableFile.read(path: childPath + "/" + name, limits: limits) else { continue }
-                    diagnostics += file.diagnostics
-                    guard !file.hasErrors, case .table(let table) = file.contents else { continue }
-                    let tableName = String(name[..<name.lastIndex(of: ".")!])
-                    layers[localization, default: [:]][tableName, default: []].append((TableLayers.Layer(format), table))
+            switch kind {
+            case .directory:
+                let places = DirectoryPlaces(childPath, bundleLike: path)
+                guard places.lproj != nil, exclusions?.excludes(childPath) != true,
+                      let files = try? Directory.entries(of: childPath) else { continue }
+                for (name, kind) in files where kind == .file {
+                    // A catalog inside an .lproj is that directory's own, not this bundle's.
+                    guard let place = places.place(ofFile: name), let localization = place.localization,
+                          let file = read(childPath + "/" + name), case .table(let table) = file.contents else { continue }
+                    layers[localization, default: [:]][place.table, default: []].append((TableLayers.Layer(place.format), table))
                 }
-            } else if TableFormat(path: child) == .xcstrings {
-                guard let file = try? TableFile.read(path: childPath, limits: limits) else { continue }
-                diagnostics += file.diagnostics
-                guard !file.hasErrors, case .catalog(let catalog) = file.contents else { continue }
-                let tableName = String(child.dropLast(".xcstrings".count))
+            case .file:
+                guard let place = bundlePlaces.place(ofFile: child), place.format == .xcstrings,
+                      let file = read(childPath), case .catalog(let catalog) = file.contents else { continue }
                 for (language, table) in catalog.tables {
-                    layers[language, default: [:]][tableName, default: []].append((.catalog, table))
+                    layers[language, default: [:]][place.table, default: []].append((.catalog, table))
                 }
             }
         }
@@ -62,20 +68,34 @@ public struct LocalizedBundle: Sendable {
     }
 }
 
-/// Listing directories without Foundation's FileManager overhead.
+/// Listing directories without Foundation's FileManager overhead: names
+/// with their kind, symbolic links and other kinds left out (`TablePlace`:
+/// links are not followed).
 enum Directory {
-    static func entries(of path: String) throws(TableReadError) -> [String] {
+    enum Kind {
+        case directory
+        case file
+    }
+
+    static func entries(of path: String) throws(TableReadError) -> [(name: String, kind: Kind)] {
         guard let directory = opendir(path) else {
             throw TableReadError(path: path, reason: String(cString: strerror(errno)))
         }
         defer { closedir(directory) }
-        var names: [String] = []
+        var entries: [(name: String, kind: Kind)] = []
         while let entry = readdir(directory) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
             }
-            if name != "." && name != ".." { names.append(name) }
+            guard name != ".", name != ".." else { continue }
+            var type = entry.pointee.d_type
+            if type == UInt8(DT_UNKNOWN) {
+                var info = stat()
+                guard lstat(path + "/" + name, &info) == 0 else { continue }
+                type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0
+            }
+            if type == UInt8(DT_DIR) { entries.append((name, .directory)) } else if type == UInt8(DT_REG) { entries.append((name, .file)) }
         }
-        return names.sorted()
+        return entries.sorted { ExactName($0.name) < ExactName($1.name) }
     }
 }

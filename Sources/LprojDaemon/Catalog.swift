@@ -110,8 +110,8 @@ final class Catalog {
         }
     }
 
-    /// Where a table file sits: its format, bundle, localization (nil for a catalog) and table.
-    typealias Place = (format: TableFormat, bundle: String, localization: String?, table: String)
+    /// Where a table file sits (`TablePlace`, the one rule in LprojCatalog).
+    typealias Place = TablePlace
 
     private(set) var files: [ExactName: FileRecord] = [:]
     /// The tables served, composed from the files' last good contents.
@@ -267,7 +267,9 @@ final class Catalog {
             let (key, place) = (item.path, item.place)
             let path = key.string
             let readable = if case .success = item.outcome { true } else { false }
-            if !readable, !exists(path) {
+            let link = if case .failure(let error) = item.outcome { error.isSymbolicLink } else { false }
+            // Gone, or a link (not a table file): what it served goes.
+            if !readable, link || !exists(path) {
                 if let old = files.removeValue(forKey: key) {
                     fileCounts[place.format] -= 1
                     for address in old.addresses(at: place) { affected[address] = .compose }
@@ -327,8 +329,10 @@ final class Catalog {
                 defer { if directory >= 0 { close(directory) } }
                 for index in range {
                     let (path, name, place) = candidates[index]
+                    // Links are not followed (`TablePlace`): the walk skips them, and so does a read.
                     let outcome = Result { () throws(TableReadError) in
-                        try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed)
+                        try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed,
+                                        followingLinks: false)
                     }
                     (results.baseAddress! + index).initialize(to: Loaded(path: ExactName(path), place: place, outcome: outcome))
                 }
@@ -477,53 +481,9 @@ final class Catalog {
         return stat(path, &info) == 0
     }
 
-    /// Where a path sits, when it is a table file: `B/L.lproj/T.strings|stringsdict` or `B/T.xcstrings`.
+    /// Where a path sits, when it is a table file (`TablePlace.of`).
     static func classify(_ path: String) -> Place? {
-        guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { return nil }
-        return DirectoryPlaces(String(Substring(path.utf8.prefix(slash))))
-            .place(ofFile: String(Substring(path.utf8.dropFirst(slash + 1))))
-    }
-}
-
-/// Where the table files of one directory sit (what `Catalog.classify`
-/// says of each), worked out once for the directory. Works on the UTF-8
-/// bytes: it runs for every directory of every crawl.
-struct DirectoryPlaces {
-    let directory: String
-    /// For an `.lproj` directory with a parent: the parent (the bundle of
-    /// its `.strings` and `.stringsdict` files) and its localization.
-    let lproj: (bundle: String, localization: String)?
-
-    /// The bundle is `bundleLike` itself when it has the same bytes (one
-    /// string shared by a bundle's localizations, not one made per directory).
-    init(_ directory: String, bundleLike: String = "") {
-        self.directory = directory
-        var bytes = directory
-        lproj = bytes.withUTF8 { bytes -> (bundle: String, localization: String)? in
-            let suffix = ".lproj".utf8
-            let stemEnd = bytes.count - suffix.count
-            guard stemEnd > 0, bytes[stemEnd...].elementsEqual(suffix),
-                  let parentSlash = bytes[..<stemEnd].lastIndex(of: UInt8(ascii: "/")), parentSlash + 1 < stemEnd else { return nil }
-            let parent = UnsafeBufferPointer(rebasing: bytes[..<parentSlash])
-            let bundle = PathBytes.equal(bundleLike, parent) ? bundleLike : String(decoding: parent, as: UTF8.self)
-            return (bundle, String(decoding: UnsafeBufferPointer(rebasing: bytes[(parentSlash + 1)..<stemEnd]), as: UTF8.self))
-        }
-    }
-
-    /// The bundle of the `.strings` and `.stringsdict` files here, if any.
-    var bundle: String? { lproj?.bundle }
-
-    /// Where the file `name` in this directory sits, when it is a table file.
-    func place(ofFile name: String) -> Catalog.Place? {
-        var name = name
-        return name.withUTF8 { bytes -> Catalog.Place? in
-            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), dot != 0,
-                  let format = TableFormat(extension: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...])) else { return nil }
-            let table = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<dot]), as: UTF8.self)
-            if format == .xcstrings { return (format, directory, nil, table) }
-            guard let lproj else { return nil }
-            return (format, lproj.bundle, lproj.localization, table)
-        }
+        TablePlace.of(path)
     }
 }
 

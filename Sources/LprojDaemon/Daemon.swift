@@ -4,6 +4,7 @@ import Glibc
 import CLinux
 import CSystemd
 import Foundation
+import LprojCatalog
 import LprojProtocol
 import LprojTables
 import LprojWatch

@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import CLinux
 import Foundation
+import LprojCatalog
 import LprojTables
 import LprojWatch
 import Synchronization

@@ -49,10 +49,13 @@ public struct TableLimits: Hashable, Sendable {
 public struct TableReadError: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String
     public var reason: String
+    /// The path is a symbolic link, and links were not to be followed.
+    public var isSymbolicLink: Bool
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, isSymbolicLink: Bool = false) {
         self.path = path
         self.reason = reason
+        self.isSymbolicLink = isSymbolicLink
     }
 
     public var description: String { "\(path): \(reason)" }
@@ -146,13 +149,16 @@ public struct TableFileReader {
     /// `listedAsRegular` the caller has just listed it as a regular file,
     /// so it is not `fstat`ed again: its size is found by reading.
     /// `name`, when given, is the file's name in `directory` (the last
-    /// component of `path`, not looked for again).
-    public mutating func read(path: String, directory: Int32? = nil, name: String? = nil, listedAsRegular: Bool = false) throws(TableReadError) -> TableFile {
+    /// component of `path`, not looked for again). Without
+    /// `followingLinks`, a symbolic link is refused (`isSymbolicLink`).
+    public mutating func read(path: String, directory: Int32? = nil, name: String? = nil, listedAsRegular: Bool = false,
+                              followingLinks: Bool = true) throws(TableReadError) -> TableFile {
         guard let format = TableFormat(path: path) else {
             throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
         }
         let limit = limits.maximumFileBytes
-        return try withBytes(path: path, directory: directory, name: name, listedAsRegular: listedAsRegular) { bytes in
+        return try withBytes(path: path, directory: directory, name: name, listedAsRegular: listedAsRegular,
+                             followingLinks: followingLinks) { bytes in
             guard let bytes else { return TableFile.refused(path: path, format: format, limit: limit) }
             return TableFile(bytes: bytes, path: path, format: format)
         }
@@ -161,10 +167,11 @@ public struct TableFileReader {
     /// Calls `body` with the file's bytes (valid only during the call), or
     /// with nil when it is larger than the limit.
     mutating func withBytes<Result>(path: String, directory: Int32?, name: String? = nil, listedAsRegular: Bool,
+                                    followingLinks: Bool = true,
                                     _ body: (UnsafeRawBufferPointer?) -> Result) throws(TableReadError) -> Result {
         let limit = limits.maximumFileBytes
         // Non-blocking: a FIFO named like a table must not hang the reader (it is refused below).
-        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW)
         let descriptor: Int32
         if let directory, let name {
             descriptor = openat(directory, name, flags)
@@ -173,7 +180,10 @@ public struct TableFileReader {
         } else {
             descriptor = open(path, flags)
         }
-        guard descriptor >= 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else {
+            if errno == ELOOP && !followingLinks { throw TableReadError(path: path, reason: "a symbolic link (not followed)", isSymbolicLink: true) }
+            throw TableReadError(path: path, reason: String(cString: strerror(errno)))
+        }
         defer { close(descriptor) }
         // A reader kept for long (the daemon's) does not hold on to the buffer of an exceptionally large file.
         defer { if buffer.count > Self.keptBufferBytes { buffer = [] } }

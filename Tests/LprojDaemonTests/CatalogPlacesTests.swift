@@ -1,4 +1,5 @@
 import Foundation
+import LprojCatalog
 import LprojTables
 import LprojWatch
 import XCTest

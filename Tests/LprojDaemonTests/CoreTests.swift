@@ -1,4 +1,5 @@
 import Foundation
+import LprojCatalog
 import LprojProtocol
 import LprojTables
 import LprojWatch

@@ -1,4 +1,5 @@
 import Foundation
+import LprojTables
 import XCTest
 @testable import LprojWatch
 

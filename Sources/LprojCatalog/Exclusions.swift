@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LprojTables
 
 /// The `Exclude=` patterns of the configuration, matched against paths
 /// under the roots: a pattern without `/` matches any one name in the path
@@ -18,7 +19,7 @@ public struct Exclusions: Sendable {
     /// Whether `path` (absolute, under a root) is excluded.
     public func excludes(_ path: String) -> Bool {
         guard !patterns.isEmpty else { return false }
-        guard let root = roots.first(where: { path.hasPrefix($0 + "/") }) else { return false }
+        guard let root = roots.first(where: { ExactName(path).isWithin($0) && !path.hasSameBytes(as: $0) }) else { return false }
         let relative = String(path.dropFirst(root.count + 1))
         let names = relative.split(separator: "/")
         for pattern in patterns {
