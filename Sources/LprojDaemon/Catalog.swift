@@ -314,7 +314,7 @@ final class Catalog {
         case known(Table)
     }
 
-    /// Reads and parses files; many at once on every core (parsing is pure), a few on this thread.
+    /// Reads and parses files; many at once on every core (`ReadingThreads`: parsing is pure), a few on this thread.
     private static func read(_ candidates: [(path: String, name: String, place: Place)], runs: [(directory: String, files: Range<Int>)],
                              with reader: inout TableFileReader, inParallel: Bool, listed: Bool) -> [Loaded] {
         let limits = reader.limits
@@ -338,7 +338,7 @@ final class Catalog {
                 }
             }
             if inParallel && candidates.count >= 64 {
-                DispatchQueue.concurrentPerform(iterations: runs.count) { run in
+                ReadingThreads.perform(iterations: runs.count) { run in
                     var reader = TableFileReader(limits: limits)
                     readRun(run, with: &reader)
                 }

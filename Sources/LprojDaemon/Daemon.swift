@@ -121,7 +121,7 @@ public final class Daemon {
         // while the walk goes on.
         let startedWatching = ContinuousClock.now
         Catalog.warmUp()
-        let firstLoad = FirstLoad(into: catalog, exclusions: exclusions)
+        let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions)
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
             walked = .success(try WatchedTree(roots: canonical, isExcluded: { exclusions.excludes($0) }, listed: { firstLoad.read($0) }))
@@ -129,8 +129,14 @@ public final class Daemon {
             walked = .failure(error)
         }
         firstLoad.walkFinished()
-        // The workers take what they read into the catalog; it is this thread's again after `finish`.
-        let loaded = firstLoad.finish()
+        // What the workers read is taken in here, as it comes, once room for every file listed is made.
+        catalog.reserveCapacity(files: firstLoad.tableFiles)
+        var loaded = 0
+        while let batch = firstLoad.nextBatch() {
+            loaded += batch.count
+            // Nobody listens yet: the state only.
+            _ = catalog.apply(batch, reporting: false)
+        }
         switch walked {
         case .success(let walked):
             tree = walked
