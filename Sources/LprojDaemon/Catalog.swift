@@ -6,48 +6,6 @@ import LprojCatalog
 import LprojTables
 import LprojWatch
 
-/// Which table: a bundle directory, a localization in it, a table name.
-public struct TableAddress: Hashable, Sendable, Comparable {
-    public let bundle: String
-    public let localization: String
-    public let table: String
-
-    public init(bundle: String, localization: String, table: String) {
-        self.bundle = bundle
-        self.localization = localization
-        self.table = table
-    }
-
-    /// A fast hash of the bytes (a catalog of 50,000 tables hashes
-    /// addresses on every insert and again when it grows: SipHash over
-    /// three strings each time showed in the crawl).
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(bytesHash)
-    }
-
-    /// What dictionaries and sets use (`Hasher` left out, see `TableHash.rawHashValue`).
-    public func _rawHashValue(seed: Int) -> Int {
-        TableHash.rawHashValue(bytesHash, seed: seed)
-    }
-
-    private var bytesHash: UInt64 {
-        TableHash.hash(bundle) &+ 31 &* (TableHash.hash(localization) &+ 31 &* TableHash.hash(table))
-    }
-
-    /// Equal when the bytes are: names that differ only in Unicode
-    /// normalization are different directories and files on Linux.
-    public static func == (lhs: TableAddress, rhs: TableAddress) -> Bool {
-        PathBytes.equal(lhs.table, rhs.table) && PathBytes.equal(lhs.localization, rhs.localization) && PathBytes.equal(lhs.bundle, rhs.bundle)
-    }
-
-    public static func < (lhs: TableAddress, rhs: TableAddress) -> Bool {
-        // Bytes, as names compare everywhere.
-        if !lhs.bundle.hasSameBytes(as: rhs.bundle) { return ExactName(lhs.bundle) < ExactName(rhs.bundle) }
-        if !lhs.localization.hasSameBytes(as: rhs.localization) { return ExactName(lhs.localization) < ExactName(rhs.localization) }
-        return ExactName(lhs.table) < ExactName(rhs.table)
-    }
-}
-
 /// The daemon's knowledge of the tables under its roots: every table file's
 /// last good parse and current diagnostics, and the tables served from them.
 /// Owned by the daemon's loop (not thread-safe by design: one owner).
