@@ -76,7 +76,7 @@ final class Catalog {
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
     private(set) var tableCounts: [ExactName: [ExactName: Int]] = [:]
-    let exclusions: Exclusions
+    var exclusions: Exclusions
     /// Reads what `refresh` is given (its buffer kept from one save to the next).
     private var reader: TableFileReader
     /// What a table file may be (its reader's limits).
@@ -102,6 +102,29 @@ final class Catalog {
 
     /// The bundles, with their localizations and tables, sorted.
     var bundles: [String] { tableCounts.keys.sorted().map(\.string) }
+
+    /// How many bundles serve a table.
+    var bundleCount: Int { tableCounts.count }
+
+    /// Reads with other limits from now on.
+    func setLimits(_ limits: TableLimits) {
+        guard limits != reader.limits else { return }
+        reader = TableFileReader(limits: limits)
+    }
+
+    /// Drops every file under `directory` whatever is on disk (a root no
+    /// longer watched): what they served goes.
+    func forget(under directory: String) -> [Change] {
+        forget(files(under: directory))
+    }
+
+    /// Drops the files at `paths` whatever is on disk (excluded now, or no longer under a root).
+    func forget(_ paths: [String]) -> [Change] {
+        apply(paths.compactMap { path in
+            TablePlace.of(path).map { Loaded(path: ExactName(path), place: $0, outcome: .failure(TableReadError(path: path, reason: "forgotten")),
+                                                forgotten: true) }
+        })
+    }
 
     /// A bundle's served tables as one value, for lookups.
     func localizedBundle(_ path: String) -> LocalizedBundle? {
@@ -136,6 +159,8 @@ final class Catalog {
         var path: ExactName
         var place: Place
         var outcome: Result<TableFile, TableReadError>
+        /// Taken out of the catalog whatever the disk says (`forget`).
+        var forgotten = false
     }
 
     /// Rereads `paths` (files that were written, removed, or may have been)
@@ -227,7 +252,7 @@ final class Catalog {
             let readable = if case .success = item.outcome { true } else { false }
             let link = if case .failure(let error) = item.outcome { error.isSymbolicLink } else { false }
             // Gone, or a link (not a table file): what it served goes.
-            if !readable, link || !exists(path) {
+            if !readable, item.forgotten || link || !exists(path) {
                 if let old = files.removeValue(forKey: key) {
                     fileCounts[place.format] -= 1
                     for address in old.addresses(at: place) { affected[address] = .compose }

@@ -80,6 +80,49 @@ public struct Configuration: Sendable, Equatable {
         return (environment["HOME"] ?? "/tmp") + "/.local/state/lprojd"
     }
 
+    /// What start-up would refuse, each naming its key: roots that do not
+    /// exist or are not directories, a socket directory or state directory
+    /// that cannot be made or written. Empty when the daemon can start.
+    /// (Users and groups are checked as the file is read.)
+    public func problems(environment: [String: String]) -> [String] {
+        var problems: [String] = []
+        if roots.isEmpty { problems.append("[Watch] Root: no root to watch (Root= in [Watch], or --root)") }
+        for root in roots {
+            var info = stat()
+            if stat(root, &info) != 0 {
+                problems.append("[Watch] Root: \(root): \(String(cString: strerror(errno)))")
+            } else if (info.st_mode & S_IFMT) != S_IFDIR {
+                problems.append("[Watch] Root: \(root): not a directory")
+            }
+        }
+        let socket = resolvedSocketPath(environment: environment)
+        let socketDirectory = String(socket[..<(socket.lastIndex(of: "/") ?? socket.startIndex)])
+        if let problem = Self.problem(making: socketDirectory.isEmpty ? "/" : socketDirectory) {
+            problems.append("[Socket] Path: \(socket): \(problem)")
+        }
+        let state = resolvedStateDirectory(environment: environment)
+        if let problem = Self.problem(making: state) { problems.append("[State] Directory: \(state): \(problem)") }
+        return problems
+    }
+
+    /// Why the directory `path` cannot be used (it, or the nearest existing
+    /// directory above it, must be a writable directory), nil when it can.
+    static func problem(making path: String) -> String? {
+        var current = path
+        while true {
+            var info = stat()
+            if stat(current, &info) == 0 {
+                guard (info.st_mode & S_IFMT) == S_IFDIR else { return "\(current) is not a directory" }
+                guard access(current, W_OK | X_OK) == 0 else { return "\(current) is not writable" }
+                return nil
+            }
+            guard errno == ENOENT || errno == ENOTDIR, let slash = current.lastIndex(of: "/"), current != "/" else {
+                return String(cString: strerror(errno))
+            }
+            current = slash == current.startIndex ? "/" : String(current[..<slash])
+        }
+    }
+
     /// The effective configuration as an INI file `--check-config` prints.
     public func rendered(environment: [String: String]) -> String {
         func list(_ principals: [Principal]) -> String { principals.map(\.name).joined(separator: " ") }

@@ -24,13 +24,19 @@ public final class Daemon {
     /// The program and version, as `hello` and `status` report them.
     public static let server = "lprojd 0.1.0"
 
-    let configuration: Configuration
+    var configuration: Configuration
     let log: Log
-    let roots: [String]
+    /// The roots, canonical (symlinks resolved), in the configuration's order.
+    var roots: [String]
     let publisher: Publisher
     let catalog: Catalog
     var selections: Selections
-    let access: AccessPolicy
+    var access: AccessPolicy
+    /// Reads the configuration again (SIGHUP); nil: reloading is not possible.
+    let reloadSource: (@Sendable () throws(ConfigurationError) -> Configuration)?
+    /// What went wrong last and still holds (a failed reload), for `status` and systemd.
+    var lastError: String?
+    let service = ServiceManager()
     var clients: [Int32: ClientConnection] = [:]
     /// The shell's counters for `status` (the publisher keeps its own).
     var counters: [String: UInt64] = [:]
@@ -41,9 +47,9 @@ public final class Daemon {
     private let timer: Int32
     /// When the timer is set to fire (nil: disarmed).
     private var timerDeadline: ContinuousClock.Instant?
-    private var tree: WatchedTree?
+    var tree: WatchedTree?
     private var markers: MarkerSync<PendingSync>?
-    private var pending: PendingChanges
+    var pending: PendingChanges
     /// Syncs whose marker came back, waiting for the pending changes up to their ticket.
     private var settling: [(ticket: UInt64, sync: PendingSync)] = []
     private var handlers = Handlers()
@@ -68,27 +74,20 @@ public final class Daemon {
         sigemptyset(&mask)
         sigaddset(&mask, SIGTERM)
         sigaddset(&mask, SIGINT)
+        sigaddset(&mask, SIGHUP)
         pthread_sigmask(SIG_BLOCK, &mask, nil)
         signal(SIGPIPE, SIG_IGN)
     }
 
     /// Prepares everything: roots, state, socket, watcher, initial crawl.
-    /// Throws with one line saying what is wrong.
-    public init(configuration: Configuration, environment: [String: String], log: Log) throws(DaemonError) {
+    /// Throws with one line saying what is wrong. `reload` reads the
+    /// configuration again on SIGHUP (the file and the flags over it).
+    public init(configuration: Configuration, environment: [String: String], log: Log,
+                reload: (@Sendable () throws(ConfigurationError) -> Configuration)? = nil) throws(DaemonError) {
         self.configuration = configuration
         self.log = log
-        guard !configuration.roots.isEmpty else { throw DaemonError("no root to watch: give --root DIR or Root= in [Watch]") }
-        var canonical: [String] = []
-        for root in configuration.roots {
-            guard let resolved = realpath(root, nil) else {
-                throw DaemonError("root \(root): \(String(cString: strerror(errno)))")
-            }
-            let path = String(cString: resolved)
-            free(resolved)
-            var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw DaemonError("root \(root): not a directory") }
-            if !canonical.contains(path) { canonical.append(path) }
-        }
+        reloadSource = reload
+        let canonical = try Self.canonicalRoots(configuration.roots)
         roots = canonical
         publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.historyLength,
                               historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes)
@@ -172,18 +171,18 @@ public final class Daemon {
 
     /// Serves until SIGTERM or SIGINT; then stops accepting, flushes what
     /// clients are owed, removes the socket. Returns the exit status.
+    /// SIGHUP reloads the configuration (`reload()`).
     public func run() -> Int32 {
-        var watchdogMicroseconds: UInt64 = 0
-        let watchdog = sd_watchdog_enabled(0, &watchdogMicroseconds) > 0
-        sd_notify(0, "READY=1\nSTATUS=watching \(roots.count) root(s), \(catalog.served.count) tables")
+        service.ready(status: statusLine)
         var descriptors = [Int32](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while !stopping {
             // Events taken out of the kernel's queue to check a read are handled at once.
             let held = tree?.hasQueuedEvents == true
-            let timeout = held ? 0 : watchdog ? Int32(watchdogMicroseconds / 2000) : -1
+            let timeout = held ? 0 : service.sleepLimit()
             let count = lproj_epoll_wait(poller, &descriptors, &events, 64, timeout)
-            if watchdog { sd_notify(0, "WATCHDOG=1") }
+            // From the loop itself: a loop stuck in one batch stops pinging.
+            service.pingIfDue()
             if count < 0 {
                 if errno == EINTR { continue }
                 log.error("epoll_wait: \(String(cString: strerror(errno)))")
@@ -203,8 +202,12 @@ public final class Daemon {
                     timerFired()
                 } else if descriptor == signals {
                     while case let signal = lproj_signalfd_read(signals), signal != 0 {
-                        log.info("signal \(signal): stopping")
-                        stopping = true
+                        if signal == SIGHUP {
+                            reload()
+                        } else {
+                            log.info("signal \(signal): stopping")
+                            stopping = true
+                        }
                     }
                 } else if let client = clients[descriptor] {
                     service(client, events: event)
@@ -215,6 +218,7 @@ public final class Daemon {
             if held, !treeRead, let batch = tree?.readBatch(waiting: false) { handle(batch) }
             armTimer()
             flushTouched()
+            service.status(statusLine)
         }
         shutDown()
         return 0
@@ -272,7 +276,7 @@ public final class Daemon {
     /// A file read empty is held for the quiet period first (unless
     /// `holdingEmpty` is false: the hold is over), as the empty file may be
     /// a save between its truncate and its write whose event is not queued yet.
-    private func refresh(_ paths: [String], holdingEmpty: Bool = true) {
+    func refresh(_ paths: [String], holdingEmpty: Bool = true) {
         guard !paths.isEmpty else { return }
         var loaded = catalog.read(paths)
         if let queued = tree?.queuedPaths(), !queued.isEmpty {
@@ -479,8 +483,14 @@ public final class Daemon {
         log.debug("client pid \(client.peer.pid) disconnected\(reason.map { ": \($0)" } ?? "")")
     }
 
+    /// What `STATUS=` shows: bundles, tables, clients, and the last error.
+    var statusLine: String {
+        "\(catalog.bundleCount) bundles, \(catalog.served.count) tables, \(clients.count) clients"
+            + (lastError.map { "; \($0)" } ?? "")
+    }
+
     private func shutDown() {
-        sd_notify(0, "STOPPING=1")
+        service.stopping()
         lproj_epoll_remove(poller, listener.descriptor)
         listener.close()
         tree?.close()

@@ -18,8 +18,8 @@ struct History {
         var scope: Scope
     }
 
-    let capacity: Int
-    let maximumBytes: Int
+    private(set) var capacity: Int
+    private(set) var maximumBytes: Int
     /// Bytes of the events kept.
     private(set) var bytes = 0
     private var ring: [Published] = []
@@ -32,6 +32,25 @@ struct History {
         self.capacity = capacity
         self.maximumBytes = maximumBytes
         ring.reserveCapacity(min(capacity, 1024))
+    }
+
+    /// New bounds; the oldest events go at once while it is over them.
+    mutating func setBounds(capacity: Int, maximumBytes: Int) {
+        self.capacity = capacity
+        self.maximumBytes = maximumBytes
+        guard count > 0 else { return }
+        if capacity == 0 || maximumBytes == 0 {
+            let next = ring[ring.count - 1].sequence + 1
+            ring.removeAll(keepingCapacity: true)
+            (start, bytes, oldestKept) = (0, 0, next)
+            return
+        }
+        while count > capacity || bytes > maximumBytes {
+            bytes -= ring[start].body.count
+            ring[start].body = []
+            start += 1
+        }
+        oldestKept = ring[start].sequence
     }
 
     /// Events kept.

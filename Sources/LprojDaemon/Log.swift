@@ -21,6 +21,11 @@ public final class Log: Sendable {
         self.destination = destination
     }
 
+    /// Says more or less from now on (a reload).
+    public func setLevel(_ level: Configuration.LogLevel) {
+        self.level.withLock { $0 = level }
+    }
+
     public func error(_ message: @autoclosure () -> String) { write(.error, message) }
     public func warning(_ message: @autoclosure () -> String) { write(.warning, message) }
     public func info(_ message: @autoclosure () -> String) { write(.info, message) }

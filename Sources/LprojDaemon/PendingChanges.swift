@@ -42,7 +42,8 @@ struct PendingChanges {
         var ticket: UInt64
     }
 
-    let rules: Rules
+    /// The waits (a reload may change them: they apply to what waits from then on).
+    var rules: Rules
     private var entries: [ExactName: Entry] = [:]
     /// The newest ticket handed out.
     private(set) var lastTicket: UInt64 = 0

@@ -20,7 +20,8 @@ final class Publisher {
     /// Sessions given output since the last `takeTouched`: the shell writes to them.
     private var touched = Set<Int>()
     private var lastSessionID = 0
-    let queueLimit: Int
+    /// The bound of sessions opened from now on.
+    var queueLimit: Int
     /// `events`, `events-dropped`, `resyncs`, for `status`.
     private(set) var counters: [String: UInt64] = [:]
 
@@ -28,6 +29,11 @@ final class Publisher {
         self.instance = instance
         history = History(capacity: historyLength, maximumBytes: historyBytes)
         self.queueLimit = queueLimit
+    }
+
+    /// Bounds the history anew (a reload); the oldest go at once if it is over.
+    func setHistoryBounds(capacity: Int, maximumBytes: Int) {
+        history.setBounds(capacity: capacity, maximumBytes: maximumBytes)
     }
 
     /// The clock as of the last published event.

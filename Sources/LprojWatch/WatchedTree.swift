@@ -30,8 +30,8 @@ public final class WatchedTree {
         public var description: String
     }
 
-    /// The directories watched, as given.
-    public let roots: [String]
+    /// The directories watched, as given (or added since).
+    public var roots: [String] { loop.roots }
     /// The private directory its markers go to.
     public let controlDirectory: String
     /// The inotify descriptor (readable when events are queued): for the
@@ -94,7 +94,6 @@ public final class WatchedTree {
         }
         // libinotifytools opens it without close-on-exec.
         _ = fcntl(found, F_SETFD, FD_CLOEXEC)
-        self.roots = roots
         controlDirectory = control
         descriptor = found
         loop = WatchLoop(roots: roots, control: control, descriptor: found, controlDescriptor: controlWatch, isIgnored: isIgnored,
@@ -110,6 +109,35 @@ public final class WatchedTree {
 
     /// How many directories are watched.
     public var watchCount: Int { loop.watchCount }
+
+    /// Watches another root (a directory), then lists it: returns the table
+    /// and other files already in it (as `listed`), for the caller to read.
+    /// A root already watched is listed again.
+    public func addRoot(_ root: String) throws(StartError) -> [String] {
+        var info = stat()
+        guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw StartError(description: "\(root): not a directory") }
+        let root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+        if !loop.roots.contains(where: { $0.hasSameBytes(as: root) }) { loop.roots.append(root) }
+        return loop.watchTree(root).compactMap { if case .listed(let path) = $0 { path } else { nil } }
+    }
+
+    /// Stops watching `root` and everything under it (a root that went
+    /// missing is no longer waited for).
+    public func removeRoot(_ root: String) {
+        loop.removeRoot(root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root)
+    }
+
+    /// Changes which directories are excluded; directories the change lets
+    /// in are watched when the roots are walked again (`rewalk`).
+    public func setExclusion(_ isExcluded: @escaping @Sendable (String) -> Bool) {
+        loop.isExcluded = isExcluded
+    }
+
+    /// Walks every root again, watching directories not watched yet (after
+    /// an exclusion changed); returns the files listed.
+    public func rewalk() -> [String] {
+        loop.roots.flatMap { loop.watchTree($0) }.compactMap { if case .listed(let path) = $0 { path } else { nil } }
+    }
 
     /// Reads the events queued up to now, as one batch: nil when none is
     /// queued (without `waiting`), or when inotify fails. With `waiting`,
@@ -211,10 +239,10 @@ private final class WatchLoop {
     /// At most this many raw events in one batch (the kernel's default queue length).
     static let batchLimit = 16384
 
-    let roots: [String]
+    var roots: [String]
     let control: String
     let isIgnored: (String) -> Bool
-    let isExcluded: (String) -> Bool
+    var isExcluded: (String) -> Bool
     /// Watched directories (path with a trailing slash; bytes: `Café` in NFC
     /// and in NFD are two directories) and their watch descriptors, kept
     /// here, not in libinotifytools: its table goes stale when the kernel
@@ -444,6 +472,13 @@ private final class WatchLoop {
             }
         }
         return events
+    }
+
+    /// Stops watching a root and what is under it.
+    func removeRoot(_ root: String) {
+        roots.removeAll { $0.hasSameBytes(as: root) }
+        unwatchTree(root, removingFromKernel: true)
+        if let parent = missingRoots.removeValue(forKey: ExactName(root)) { releaseParentWatch(parent) }
     }
 
     /// Forgets the watches on `path` and below; a directory moved away still

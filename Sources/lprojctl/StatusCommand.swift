@@ -43,6 +43,7 @@ enum StatusCommand {
             lines.append("  " + parts.joined(separator: "  "))
         }
         lines.append("counters: " + status.counters.keys.sorted().map { "\($0) \(status.counters[$0]!)" }.joined(separator: ", "))
+        if let error = status.lastError { lines.append("last error: \(error)") }
         Console.out(lines.joined(separator: "\n"))
     }
 }

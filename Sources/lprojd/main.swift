@@ -29,13 +29,22 @@ let help = """
       --foreground        stay attached and log to standard error (default when
                           started by systemd); otherwise lprojd detaches once it
                           serves, and logs to the journal
-      --check-config      print the effective configuration and exit; a bad key
-                          is named with its file and line (exit 1)
+      --check-config      check what start-up checks (the keys, roots exist and
+                          are directories, the socket's and the state
+                          directory can be made) and print the effective
+                          configuration; a problem is named with its file,
+                          line or key (exit 1)
       -h, --help          show this help
       --version           print the version
 
     Signals: SIGTERM or SIGINT stop accepting, flush what clients are owed,
-    remove the socket and exit 0.
+    remove the socket and exit 0. SIGHUP reloads the configuration (the file
+    and the flags over it): roots added and dropped, limits, access and log
+    level applied, every client kept; a bad file keeps the old configuration
+    and says why (in the log and in lprojctl status).
+
+    Started with a socket passed (LISTEN_FDS for this pid) or by systemd
+    (NOTIFY_SOCKET), lprojd stays in the foreground and serves that socket.
 
     Exit status: 0 stopped cleanly, 1 cannot start (bad config, root, socket
     in use), 2 usage error.
@@ -53,16 +62,12 @@ if arguments.has("version") { Console.out("\(program) \(Console.version)"); exit
 if let operand = arguments.operands.first { Console.usage(program, UsageError("unexpected argument '\(operand)'")) }
 
 let environment = Environment.current
-var configuration = Configuration()
-if let path = arguments.value("config") {
-    do {
-        configuration = try ConfigurationFile.read(path: path)
-    } catch {
-        Console.fail(program, error.description, status: 1)
-    }
-}
-// Flags override the file, through the same rules as its keys.
-do {
+
+/// The configuration: the file (when `--config` names one), then the flags
+/// over it, through the same rules as its keys. Read at start and on SIGHUP.
+@Sendable func readConfiguration() throws(ConfigurationError) -> Configuration {
+    var configuration = Configuration()
+    if let path = arguments.value("config") { configuration = try ConfigurationFile.read(path: path) }
     let roots = arguments.values("root").map { $0.hasPrefix("/") ? $0 : Environment.currentDirectory + "/" + $0 }
     if !roots.isEmpty { configuration.roots = roots }
     if let socket = arguments.value("socket") {
@@ -76,26 +81,41 @@ do {
     if let level = arguments.value("log-level") {
         try ConfigurationFile.override("Log", "Level", level, in: &configuration, flag: "--log-level")
     }
+    return configuration
+}
+
+let configuration: Configuration
+do {
+    configuration = try readConfiguration()
 } catch {
-    Console.usage(program, UsageError(error.description))
+    // A bad flag is a usage error; a bad file is a configuration error.
+    if error.file.hasPrefix("--") { Console.usage(program, UsageError(error.description)) }
+    Console.fail(program, error.description, status: 1)
 }
 
 if arguments.has("check-config") {
-    guard !configuration.roots.isEmpty else {
-        Console.fail(program, "\(arguments.value("config") ?? "configuration"): no root to watch (Root= in [Watch], or --root)", status: 1)
+    let problems = configuration.problems(environment: environment)
+    guard problems.isEmpty else {
+        let source = arguments.value("config") ?? "configuration"
+        Console.fail(program, problems.map { "\(source): \($0)" }.joined(separator: "\n\(program): "), status: 1)
     }
     Console.out(configuration.rendered(environment: environment))
     exit(0)
 }
 
-let detach = !arguments.has("foreground") && environment["NOTIFY_SOCKET"] == nil
+// Started by systemd (Type=notify), or handed a socket by any launcher that
+// names this process (LISTEN_PID, LISTEN_FDS: systemd-socket-activate, a
+// Type=simple unit, inetd-style launchers): stay in the foreground, or the
+// child would no longer be LISTEN_PID and would drop the passed socket.
+let activated = environment["LISTEN_FDS"] != nil && environment["LISTEN_PID"] == String(getpid())
+let detach = !arguments.has("foreground") && environment["NOTIFY_SOCKET"] == nil && !activated
 // Forks before any thread exists; the parent returns once the daemon serves (or says why not).
 let readiness = detach ? Detach.start(program: program) : nil
 Daemon.blockSignals()
 let log = Log(level: configuration.logLevel, destination: detach ? .journal : .standardError)
 let daemon: Daemon
 do {
-    daemon = try Daemon(configuration: configuration, environment: environment, log: log)
+    daemon = try Daemon(configuration: configuration, environment: environment, log: log, reload: readConfiguration)
 } catch {
     if let readiness { readiness.fail(error.description) }
     Console.fail(program, error.description, status: 1)

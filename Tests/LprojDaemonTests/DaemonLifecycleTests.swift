@@ -204,16 +204,20 @@ final class DaemonLifecycleTests: XCTestCase {
     }
 
     func testCheckConfigPrintsTheEffectiveConfigurationOrNamesTheBadKey() throws {
-        let good = try writeConfig("[Watch]\nRoot=/srv/a\nExclude=.git *.bak\n\n[Limits]\nMaxClients=10\nClientQueueBytes=2M\n")
-        let result = try runDaemon(["--check-config", "--config", good, "--socket", "/tmp/x.sock"])
+        let root = NSTemporaryDirectory() + "/lprojd-root-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        scratch.append(root)
+        let good = try writeConfig("[Watch]\nRoot=\(root)\nExclude=.git *.bak\n\n[Limits]\nMaxClients=10\nClientQueueBytes=2M\n")
+        let result = try runDaemon(["--check-config", "--config", good, "--socket", "/tmp/x.sock", "--state", root + "/state"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("Root=/srv/a\nExclude=.git\nExclude=*.bak"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("Root=\(root)\nExclude=.git\nExclude=*.bak"), result.stdout)
         XCTAssertTrue(result.stdout.contains("MaxClients=10"))
         XCTAssertTrue(result.stdout.contains("ClientQueueBytes=2097152"))
         XCTAssertTrue(result.stdout.contains("Path=/tmp/x.sock"), "flags override the file")
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/lprojd.conf").path
-        let shippedResult = try runDaemon(["--check-config", "--config", shipped])
+        // (Its Root= is an example path: checked with a root that exists.)
+        let shippedResult = try runDaemon(["--check-config", "--config", shipped, "--root", root, "--socket", "/tmp/x.sock", "--state", root])
         XCTAssertEqual(shippedResult.status, 0, "config/lprojd.conf must stay valid: \(shippedResult.stderr)")
         XCTAssertTrue(shippedResult.stdout.contains("Exclude=node_modules\n"), shippedResult.stdout)
         let bad = try writeConfig("[Watch]\nRoot=/srv/a\n\n[Limits]\nClientQueueBytes=lots\n")
@@ -224,6 +228,13 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertEqual(try runDaemon(["--check-config", "--config", unknown]).stderr, "lprojd: \(unknown):3: [Watch] Roots: unknown key\n")
         let garbage = try writeConfig("[Watch]\nRoot=/srv/a\nthis is not ini\n")
         XCTAssertTrue(try runDaemon(["--check-config", "--config", garbage]).stderr.contains("\(garbage):3: not an INI line"))
+        // What start-up would refuse, --check-config refuses too, naming the key.
+        let missing = try writeConfig("[Watch]\nRoot=\(root)/missing\n[State]\nDirectory=\(good)/state\n")
+        let refused = try runDaemon(["--check-config", "--config", missing, "--socket", good + "/lprojd.sock"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("[Watch] Root: \(root)/missing: No such file or directory"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("[State] Directory: \(good)/state: \(good) is not a directory"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("[Socket] Path: \(good)/lprojd.sock: \(good) is not a directory"), refused.stderr)
         let noRoot = try runDaemon(["--foreground", "--socket", "/tmp/lpd-none.sock"])
         XCTAssertEqual(noRoot.status, 1)
         XCTAssertTrue(noRoot.stderr.contains("no root to watch"), noRoot.stderr)

@@ -23,7 +23,7 @@ int lproj_epoll_remove(int epoll, int fd);
 /// Waits; fills fds[i] and events[i]; returns the count or -1.
 int lproj_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int timeout_ms);
 
-/// A non-blocking, close-on-exec signalfd for SIGTERM and SIGINT (block them first).
+/// A non-blocking, close-on-exec signalfd for SIGTERM, SIGINT and SIGHUP (block them first).
 int lproj_signalfd_term(void);
 /// Reads one signal from a signalfd: its number, 0 when none is pending.
 int lproj_signalfd_read(int fd);

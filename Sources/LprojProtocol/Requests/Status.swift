@@ -19,9 +19,13 @@ public struct Status: Request {
         public var clients: [Client]
         /// Named counters: events published, files parsed, parse errors, overflows, resyncs…
         public var counters: [String: UInt64]
+        /// The last thing that went wrong and is still so (a reload that
+        /// failed: the old configuration stays), nil when none.
+        public var lastError: String?
 
         public init(server: String, pid: Int32, instance: String, clock: Clock, uptimeSeconds: Double, roots: [String], watches: Int,
-                    bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64]) {
+                    bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64], lastError: String? = nil) {
+            self.lastError = lastError
             self.server = server
             self.pid = pid
             self.instance = instance

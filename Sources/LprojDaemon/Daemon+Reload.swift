@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LprojCatalog
+import LprojTables
+
+/// SIGHUP: the configuration read again and applied to the running daemon.
+///
+/// Every client and subscription stays. Roots that appear are watched and
+/// read, and their tables published; roots that go are forgotten, and
+/// their tables published as removed. `Exclude=` changes rescan every root.
+/// Limits, access rules, the grace and quiet waits and the log level apply
+/// from then on (limits to connections and reads that start after). The
+/// socket and the state directory are where the daemon started: a change
+/// there is logged and waits for a restart. A configuration that does not
+/// read, or names a root that cannot be watched, changes nothing: the old
+/// one stays, the error is logged with its file, line and key, and
+/// `status` (and systemd's `STATUS=`) say so until a reload succeeds.
+extension Daemon {
+    func reload() {
+        service.reloading()
+        defer { service.ready(status: statusLine) }
+        guard let reloadSource else {
+            log.warning("SIGHUP: nothing to reload from")
+            return
+        }
+        log.info("SIGHUP: reloading the configuration")
+        let new: Configuration
+        let newRoots: [String]
+        do {
+            new = try reloadSource()
+            let problems = new.problems(environment: [:]).filter { $0.hasPrefix("[Watch]") }
+            if let problem = problems.first { throw DaemonError(problem) }
+            newRoots = try Self.canonicalRoots(new.roots)
+        } catch {
+            lastError = "reload failed, the previous configuration stays: \(error)"
+            log.error("\(lastError!)")
+            return
+        }
+        lastError = nil
+        log.setLevel(new.logLevel)
+        access = AccessPolicy(new, ownUser: getuid())
+        publisher.queueLimit = new.clientQueueBytes
+        publisher.setHistoryBounds(capacity: new.historyLength, maximumBytes: new.historyBytes)
+        pending.rules = .init(grace: new.removalGrace, quiet: new.quietPeriod)
+        catalog.setLimits(TableLimits(maximumFileBytes: new.maximumTableBytes))
+        for (changed, what) in [(new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode
+                                  || new.socketGroup != configuration.socketGroup, "[Socket]"),
+                                (new.stateDirectory != configuration.stateDirectory, "[State] Directory")] where changed {
+            log.warning("reload: \(what) changed; it takes effect when lprojd restarts")
+        }
+
+        let gone = roots.filter { old in !newRoots.contains { $0.hasSameBytes(as: old) } }
+        let added = newRoots.filter { root in !roots.contains { $0.hasSameBytes(as: root) } }
+        let exclusionsChanged = new.excludes != configuration.excludes
+        configuration = new
+        roots = newRoots
+        let exclusions = Exclusions(patterns: new.excludes, roots: newRoots)
+        catalog.exclusions = exclusions
+        tree?.setExclusion { exclusions.excludes($0) }
+        for root in gone {
+            tree?.removeRoot(root)
+            publish(catalog.forget(under: root))
+            log.info("reload: no longer watching \(root)")
+        }
+        var listed: [String] = []
+        for root in added {
+            do {
+                listed += try tree?.addRoot(root) ?? []
+                log.info("reload: watching \(root)")
+            } catch {
+                log.error("reload: cannot watch \(root): \(error.description)")
+            }
+        }
+        if exclusionsChanged {
+            // What is excluded now goes; what is let in is watched and read.
+            listed += tree?.rewalk() ?? []
+            publish(catalog.forget(catalog.files.keys.map(\.string).filter { exclusions.excludes($0) }))
+        }
+        refresh(listed)
+        log.info("reloaded: watching \(roots.joined(separator: ", ")): \(catalog.bundleCount) bundles, \(catalog.served.count) tables")
+    }
+
+    /// `roots` made canonical (symlinks resolved, duplicates dropped); throws naming the first that is not a directory.
+    static func canonicalRoots(_ roots: [String]) throws(DaemonError) -> [String] {
+        guard !roots.isEmpty else { throw DaemonError("no root to watch: give --root DIR or Root= in [Watch]") }
+        var canonical: [String] = []
+        for root in roots {
+            guard let resolved = realpath(root, nil) else {
+                throw DaemonError("root \(root): \(String(cString: strerror(errno)))")
+            }
+            let path = String(cString: resolved)
+            free(resolved)
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw DaemonError("root \(root): not a directory") }
+            if !canonical.contains(where: { $0.hasSameBytes(as: path) }) { canonical.append(path) }
+        }
+        return canonical
+    }
+}
