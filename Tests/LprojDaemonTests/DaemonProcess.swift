@@ -19,8 +19,13 @@ final class DaemonProcess {
     let extraArguments: [String]
     private(set) var stderrPath: String
 
+    /// Where `config` was written (`--config`), when there is one.
+    private(set) var configPath: String?
+    /// Whether `--root` is passed (false: the config's `Root=` decide, and a reload may change them).
+    let passesRoot: Bool
+
     /// `config`: the text of a config file the daemon reads (`--config`), beside the flags.
-    init(extraArguments: [String] = [], config: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+    init(extraArguments: [String] = [], config: String? = nil, passesRoot: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws {
         var template = Array("/tmp/lpd-XXXXXX".utf8CString)
         directory = String(cString: mkdtemp(&template)!)
         root = directory + "/root"
@@ -28,9 +33,11 @@ final class DaemonProcess {
         state = directory + "/state"
         notifyPath = directory + "/n.sock"
         stderrPath = directory + "/stderr"
+        self.passesRoot = passesRoot
         if let config {
             let path = directory + "/lprojd.conf"
             try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+            configPath = path
             self.extraArguments = ["--config", path] + extraArguments
         } else {
             self.extraArguments = extraArguments
@@ -47,13 +54,20 @@ final class DaemonProcess {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Replaces the config file's text (for a reload).
+    func rewriteConfig(_ text: String) throws {
+        guard let configPath else { throw DaemonTestError("no config file") }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: configPath))
+    }
+
     /// Starts lprojd and waits for READY=1 (or its exit, which fails the test).
-    func start(timeout: Duration = .seconds(30)) throws {
+    /// `environment` is added to the test's own.
+    func start(timeout: Duration = .seconds(30), environment extra: [String: String] = [:]) throws {
         if notify < 0 { notify = try Self.bindDatagram(notifyPath) }
         let process = Process()
         process.executableURL = binaryDirectory().appendingPathComponent("lprojd")
-        process.arguments = ["--foreground", "--root", root, "--socket", socket, "--state", state] + extraArguments
-        var environment = ProcessInfo.processInfo.environment
+        process.arguments = ["--foreground"] + (passesRoot ? ["--root", root] : []) + ["--socket", socket, "--state", state] + extraArguments
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["NOTIFY_SOCKET"] = notifyPath
         environment.removeValue(forKey: "LISTEN_FDS")
         process.environment = environment
@@ -72,8 +86,32 @@ final class DaemonProcess {
             guard Glibc.poll(&poll, 1, 200) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(notify, &buffer, buffer.count, 0)
-            if count > 0, String(decoding: buffer.prefix(count), as: UTF8.self).split(separator: "\n").contains("READY=1") { return }
+            guard count > 0 else { continue }
+            let message = String(decoding: buffer.prefix(count), as: UTF8.self)
+            notifications.append(message)
+            if message.split(separator: "\n").contains("READY=1") { return }
         }
+    }
+
+    /// Every message the daemon sent to its NOTIFY_SOCKET, in order, as read so far.
+    private(set) var notifications: [String] = []
+
+    /// Reads the daemon's notifications until one has the line `line`
+    /// (`READY=1`) or a line starting with it; returns that message.
+    @discardableResult
+    func awaitNotification(_ line: String, timeout: Duration = .seconds(30)) throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            var poll = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&poll, 1, 100) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = recv(notify, &buffer, buffer.count, 0)
+            guard count > 0 else { continue }
+            let message = String(decoding: buffer.prefix(count), as: UTF8.self)
+            notifications.append(message)
+            if message.split(separator: "\n").contains(where: { $0 == line || $0.hasPrefix(line) }) { return message }
+        }
+        throw DaemonTestError("no \(line) among the notifications \(notifications)")
     }
 
     /// SIGTERM, then waits for the exit; returns the status.
