@@ -12,7 +12,25 @@ FUZZ_SECONDS ?= 0
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
 
-.PHONY: all deps build release test demo fuzz bench clean
+# Where `make install` puts things (DESTDIR stages them elsewhere).
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+MANDIR := $(PREFIX)/share/man
+DOCDIR := $(PREFIX)/share/doc/lprojd
+UNITDIR := $(PREFIX)/lib/systemd/system
+USERUNITDIR := $(PREFIX)/lib/systemd/user
+SYSUSERSDIR := $(PREFIX)/lib/sysusers.d
+TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR := $(PREFIX)/share/zsh/vendor-completions
+FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
+VERSION := 0.1.0
+STAGE := .build/stage
+DEB := .build/lprojd_$(VERSION)-1_$(shell dpkg --print-architecture 2>/dev/null || echo amd64).deb
+
+.PHONY: all deps build release test demo fuzz bench clean install uninstall stage deb
 
 all: build
 
@@ -38,10 +56,12 @@ release: deps
 
 ## test: build everything and run every test (all XCTest; Swift Testing is
 ## switched off so that no empty "0 tests" run closes the output), then one
-## plain "N passed, N failed" line.
-test: deps
+## plain "N passed, N failed" line. The installed tree and the Debian
+## package are built first (release binaries): PackagingTests check them.
+test: deps deb
 	$(SWIFT) build --build-tests
-	@set -o pipefail; $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log
+	@set -o pipefail; LPROJ_STAGE=$(CURDIR)/$(STAGE) LPROJ_DEB=$(CURDIR)/$(DEB) \
+	  $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log
 	@awk '/^Test Case .* passed/ {p++} /^Test Case .* failed/ {f++} END {printf "%d passed, %d failed\n", p, f}' .build/test.log
 
 ## demo: lint the example bundle, resolve keys as an app would, then run
@@ -86,6 +106,54 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench fanout
 	$(BIN_RELEASE)/lproj-bench crawl
 	$(BIN_RELEASE)/lproj-bench lookup
+
+## install: the release binaries, config, units, sysusers.d and tmpfiles.d
+## entries, man pages, completions and docs under PREFIX (default
+## /usr/local; DESTDIR stages them). An existing config is kept.
+install: release
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR)/lprojd $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) \
+	  $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	install -m 0755 $(BIN_RELEASE)/lprojd $(BIN_RELEASE)/lprojctl $(DESTDIR)$(BINDIR)/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/lprojd/lprojd.conf ] || install -m 0644 config/lprojd.conf $(DESTDIR)$(SYSCONFDIR)/lprojd/lprojd.conf
+	for unit in lprojd.service lprojd-user.service; do \
+	  sed -e 's|@bindir@|$(BINDIR)|g' -e 's|@sysconfdir@|$(SYSCONFDIR)|g' -e 's|@prefix@|$(PREFIX)|g' systemd/$$unit.in > .build/$$unit; \
+	done
+	install -m 0644 .build/lprojd.service $(DESTDIR)$(UNITDIR)/lprojd.service
+	install -m 0644 systemd/lprojd.socket $(DESTDIR)$(UNITDIR)/lprojd.socket
+	install -m 0644 .build/lprojd-user.service $(DESTDIR)$(USERUNITDIR)/lprojd.service
+	install -m 0644 packaging/sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/lprojd.conf
+	install -m 0644 packaging/tmpfiles.conf $(DESTDIR)$(TMPFILESDIR)/lprojd.conf
+	gzip -9n < man/lprojctl.1 > $(DESTDIR)$(MANDIR)/man1/lprojctl.1.gz
+	gzip -9n < man/lprojd.conf.5 > $(DESTDIR)$(MANDIR)/man5/lprojd.conf.5.gz
+	gzip -9n < man/lprojd.8 > $(DESTDIR)$(MANDIR)/man8/lprojd.8.gz
+	install -m 0644 completions/lprojctl.bash $(DESTDIR)$(BASHCOMPDIR)/lprojctl
+	install -m 0644 completions/lprojd.bash $(DESTDIR)$(BASHCOMPDIR)/lprojd
+	install -m 0644 completions/_lprojctl completions/_lprojd $(DESTDIR)$(ZSHCOMPDIR)/
+	install -m 0644 completions/lprojctl.fish completions/lprojd.fish $(DESTDIR)$(FISHCOMPDIR)/
+	install -m 0644 README.md docs/PROTOCOL.md docs/OPERATING.md docs/CLIENT.md docs/TABLES.md $(DESTDIR)$(DOCDIR)/
+
+## uninstall: what install put there (the config is kept unless it is unchanged).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/lprojd $(DESTDIR)$(BINDIR)/lprojctl
+	rm -f $(DESTDIR)$(UNITDIR)/lprojd.service $(DESTDIR)$(UNITDIR)/lprojd.socket $(DESTDIR)$(USERUNITDIR)/lprojd.service
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/lprojd.conf $(DESTDIR)$(TMPFILESDIR)/lprojd.conf
+	rm -f $(DESTDIR)$(MANDIR)/man1/lprojctl.1.gz $(DESTDIR)$(MANDIR)/man5/lprojd.conf.5.gz $(DESTDIR)$(MANDIR)/man8/lprojd.8.gz
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/lprojctl $(DESTDIR)$(BASHCOMPDIR)/lprojd $(DESTDIR)$(ZSHCOMPDIR)/_lprojctl $(DESTDIR)$(ZSHCOMPDIR)/_lprojd
+	rm -f $(DESTDIR)$(FISHCOMPDIR)/lprojctl.fish $(DESTDIR)$(FISHCOMPDIR)/lprojd.fish
+	rm -rf $(DESTDIR)$(DOCDIR)
+	if cmp -s config/lprojd.conf $(DESTDIR)$(SYSCONFDIR)/lprojd/lprojd.conf; then \
+	  rm -f $(DESTDIR)$(SYSCONFDIR)/lprojd/lprojd.conf; rmdir $(DESTDIR)$(SYSCONFDIR)/lprojd 2>/dev/null || true; \
+	else echo "kept $(DESTDIR)$(SYSCONFDIR)/lprojd/lprojd.conf (changed)"; fi
+
+## stage: `make install` for /usr into .build/stage (what the package holds).
+stage:
+	rm -rf $(STAGE)
+	$(MAKE) install DESTDIR=$(CURDIR)/$(STAGE) PREFIX=/usr SYSCONFDIR=/etc
+
+## deb: the Debian package, from the staged install (packaging/make-deb).
+deb: stage
+	packaging/make-deb $(STAGE) $(DEB) $(VERSION)
 
 clean:
 	rm -rf .build fuzz-artifacts

@@ -23,6 +23,10 @@ final class DaemonProcess {
     private(set) var configPath: String?
     /// Whether `--root` is passed (false: the config's `Root=` decide, and a reload may change them).
     let passesRoot: Bool
+    /// A command lprojd is started through (its path and flags follow), e.g. a sandbox.
+    var wrapper: [String] = []
+    /// The lprojd to run (default: the built one).
+    var binary: String?
 
     /// `config`: the text of a config file the daemon reads (`--config`), beside the flags.
     init(extraArguments: [String] = [], config: String? = nil, passesRoot: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -65,8 +69,10 @@ final class DaemonProcess {
     func start(timeout: Duration = .seconds(30), environment extra: [String: String] = [:]) throws {
         if notify < 0 { notify = try Self.bindDatagram(notifyPath) }
         let process = Process()
-        process.executableURL = binaryDirectory().appendingPathComponent("lprojd")
-        process.arguments = ["--foreground"] + (passesRoot ? ["--root", root] : []) + ["--socket", socket, "--state", state] + extraArguments
+        let daemonArguments = ["--foreground"] + (passesRoot ? ["--root", root] : []) + ["--socket", socket, "--state", state] + extraArguments
+        let binary = self.binary ?? binaryDirectory().appendingPathComponent("lprojd").path
+        process.executableURL = URL(fileURLWithPath: wrapper.first ?? binary)
+        process.arguments = wrapper.isEmpty ? daemonArguments : Array(wrapper.dropFirst()) + [binary] + daemonArguments
         var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["NOTIFY_SOCKET"] = notifyPath
         environment.removeValue(forKey: "LISTEN_FDS")
@@ -180,6 +186,8 @@ final class DaemonProcess {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         guard bound == 0 else { throw DaemonTestError("cannot bind the notify socket \(path)") }
+        // A daemon run as another user (a sandbox test) may send to it too.
+        chmod(path, 0o666)
         return descriptor
     }
 }

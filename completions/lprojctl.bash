@@ -1,0 +1,36 @@
+# bash completion for lprojctl (installed as share/bash-completion/completions/lprojctl)
+_lprojctl() {
+    local cur prev command
+    cur=${COMP_WORDS[COMP_CWORD]}
+    prev=${COMP_WORDS[COMP_CWORD-1]}
+    command=${COMP_WORDS[1]}
+    local commands="lint dump match get status list tail select"
+    if [[ $COMP_CWORD -eq 1 ]]; then
+        COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+        return
+    fi
+    case $prev in
+        --format) COMPREPLY=($(compgen -W "gcc json" -- "$cur")); return ;;
+        --bundle) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app) return ;;
+    esac
+    local options
+    case $command in
+        lint) options="--format --max-bytes --help" ;;
+        dump) options="--language --max-bytes --help" ;;
+        match) options="--available --prefer --development --help" ;;
+        get) options="--bundle --language --table --development --default --fallback --arg --json --live --socket --help" ;;
+        status|list) options="--json --socket --help" ;;
+        tail) options="--json --bundle --language --table --count --socket --help" ;;
+        select) options="--app --socket --help" ;;
+    esac
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$options" -- "$cur"))
+    elif [[ $command == lint || $command == dump ]]; then
+        COMPREPLY=($(compgen -f -- "$cur"))
+    elif [[ $command == select ]]; then
+        COMPREPLY=($(compgen -W "system" -- "$cur"))
+    fi
+}
+complete -F _lprojctl lprojctl

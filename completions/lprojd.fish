@@ -1,0 +1,10 @@
+# fish completion for lprojd (installed as share/fish/vendor_completions.d/lprojd.fish)
+complete -c lprojd -l config -r -F -d 'read settings from FILE'
+complete -c lprojd -l root -r -a '(__fish_complete_directories)' -d 'a directory tree to watch'
+complete -c lprojd -l socket -r -F -d 'listen here'
+complete -c lprojd -l state -r -a '(__fish_complete_directories)' -d 'where selected languages are kept'
+complete -c lprojd -l log-level -x -a 'error warning info debug' -d 'how much to log'
+complete -c lprojd -l foreground -d 'stay attached, log to standard error'
+complete -c lprojd -l check-config -d 'check the configuration and print it'
+complete -c lprojd -l help -d 'show the help'
+complete -c lprojd -l version -d 'print the version'
