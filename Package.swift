@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojProtocol", "LprojClient", "LprojCommandLine",
                                                               "CAllocationCounter"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
-        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog"]),
+        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch", "LprojTables"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),

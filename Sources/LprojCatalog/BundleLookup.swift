@@ -50,8 +50,11 @@ public struct BundleLookup: Sendable {
         }
     }
 
-    /// The development localization a bundle is assumed to have when none is named: `en` when present.
+    /// The development localization a bundle is assumed to have when none is
+    /// named: `en` when present, else a legacy `English` (`English.lproj` is
+    /// an old bundle's `en`).
     public static func defaultDevelopment(available: [String]) -> String? {
-        available.contains("en") ? "en" : nil
+        if available.contains("en") { return "en" }
+        return available.contains("English") ? "English" : nil
     }
 }

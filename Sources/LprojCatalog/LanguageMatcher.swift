@@ -15,8 +15,11 @@
 public enum LanguageMatcher {
     /// The chosen localizations, best first, as named in `available`
     /// (`Base` is never chosen: it is searched by table lookup, not matched).
-    public static func match(preferences: [String], available: [String], development: String? = nil) -> [String] {
-        let candidates = available.compactMap { name in LanguageTag(name).map { (name, $0) } }.filter { !$0.1.isBase }
+    /// `excluding` leaves localizations out of matching (an `Accept-Language`
+    /// range with `q=0`); the development localization still ends the chain.
+    public static func match(preferences: [String], available: [String], development: String? = nil,
+                             excluding excluded: (String) -> Bool = { _ in false }) -> [String] {
+        let candidates = available.compactMap { name in LanguageTag(name).map { (name, $0) } }.filter { !$0.1.isBase && !excluded($0.0) }
         let forms = candidates.map { (name: $0.0, tag: $0.1, form: MatchForm($0.1)) }
         var chain: [String] = []
         for preference in preferences {
@@ -55,9 +58,13 @@ public enum LanguageMatcher {
                 if let preferred { return preferred }
             }
         }
+        // Siblings: the base language when present, then the language's own
+        // likely region (fr-CH finds fr-FR before fr-CA; de-CH, de-DE before
+        // de-AT), then the tag's, then the first by name.
         let sameScript = candidates.filter { $0.form.language == preference.language && $0.form.script == preference.script }
         return sameScript.first { $0.form.region == preference.region }
             ?? sameScript.first { $0.form.region == nil }
+            ?? sameScript.first { $0.form.region == preference.languageLikelyRegion }
             ?? sameScript.first { $0.form.region == preference.likelyRegion }
             ?? sameScript.min { $0.name < $1.name }
     }
@@ -71,8 +78,10 @@ struct MatchForm: Equatable {
     /// The full script (for same-script comparisons), always set when ICU knows it.
     let script: String?
     let region: String?
-    /// The region likely subtags give (`zh-Hant` → TW).
+    /// The region likely subtags give (`zh-Hant` → TW, `fr-CH` → CH).
     let likelyRegion: String?
+    /// The region likely subtags give the language and script alone (`fr` → FR, `zh-Hant` → TW).
+    let languageLikelyRegion: String?
     /// The canonical comparison key, e.g. `zh-Hant-HK`, `en-GB`, `zh`.
     let key: String
 
@@ -83,6 +92,7 @@ struct MatchForm: Equatable {
         script = maximized.script ?? tag.script
         region = tag.region
         likelyRegion = maximized.region
+        languageLikelyRegion = LanguageTag([tag.language, maximized.script].compactMap { $0 }.joined(separator: "-"))?.maximized.region
         let shownScript = script != nil && script != defaultScript ? script : nil
         key = ([language] + [shownScript, region].compactMap { $0 }).joined(separator: "-")
     }

@@ -58,7 +58,7 @@ public final class LiveBundle: Sendable {
         public var language: String?
     }
 
-    /// Layout direction of the active language.
+    /// Layout direction of a language.
     public enum LayoutDirection: Sendable {
         case leftToRight
         case rightToLeft
@@ -100,7 +100,8 @@ public final class LiveBundle: Sendable {
         let choice = LanguageChoice(app: app, environment: environment)
         core = LiveCore(snapshot: LiveSnapshot(tables: bundle.tables, selection: choice.load(),
                                                systemPreferences: SystemLanguages.preferences(environment: environment),
-                                               development: options.development, developmentFallback: options.developmentFallback),
+                                               development: options.development, developmentFallback: options.developmentFallback,
+                                               bundlePath: canonical),
                         choice: choice, environment: environment, recordsMisses: options.recordsMisses)
         if options.connects {
             connection = LiveConnection(core: core, bundle: canonical, app: app, socketPath: options.socketPath)
@@ -111,8 +112,43 @@ public final class LiveBundle: Sendable {
         core.notificationObject.withLock { $0 = WeakBox(self) }
     }
 
+    /// A `Foundation.Bundle` on disk — an app's, or a SwiftPM package's
+    /// resource bundle (`Bundle.module`, `<Package>_<Target>.resources`) —
+    /// followed live. Its development localization is the bundle's
+    /// (`CFBundleDevelopmentRegion`, SwiftPM's `defaultLocalization`) unless
+    /// `options.development` names one.
+    public convenience init(bundle: Bundle, app: String? = nil, options: Options = Options()) throws(Failure) {
+        var options = options
+        if options.development == nil { options.development = Self.developmentLocalization(of: bundle) }
+        try self.init(path: bundle.bundlePath, app: app, options: options)
+    }
+
     deinit {
         connection?.stop()
+    }
+
+    /// The active view: the tables as they are now, through the active
+    /// language's chain. Build a screen or a message from one view.
+    public var current: Localization { core.snapshot.active }
+
+    /// A view for one request: its `Accept-Language` header (RFC 9110:
+    /// weights, `q=0` refusals, `*`, any case, ties in header order, junk
+    /// ignored; an empty or useless header gives the development
+    /// localization), matched as Apple's bundles match. Resolving a header
+    /// is cached while the bundle's state lasts (at most 1,024 headers); a
+    /// cached header costs a lookup and allocates nothing.
+    public func localization(acceptLanguage header: String) -> Localization {
+        core.snapshot.view(acceptLanguage: header)
+    }
+
+    /// A view for these preferred languages, most preferred first (cached like a header).
+    public func localization(preferences: [String]) -> Localization {
+        core.snapshot.view(preferences: preferences)
+    }
+
+    /// The file `name.ext` for the active language: see `Localization.url(forResource:withExtension:subdirectory:)`.
+    public func url(forResource name: String, withExtension ext: String?, subdirectory: String? = nil) -> URL? {
+        current.url(forResource: name, withExtension: ext, subdirectory: subdirectory)
     }
 
     /// The active localization (`zh-Hant`), nil when the bundle has none.
@@ -141,13 +177,12 @@ public final class LiveBundle: Sendable {
     /// plural rules chosen by the arguments, positional and `%#@var@`
     /// substitutions, numbers written for the language.
     public func localizedString(format key: String, table: String? = nil, _ arguments: any CVarArg...) -> String {
-        let snapshot = core.snapshot
-        let tableName = table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 }
-        guard let entry = snapshot.entry(forKey: key, table: tableName) else {
-            core.recordMiss(key: key, table: tableName ?? "Localizable", language: snapshot.language)
-            return snapshot.formatter.string(format: key, arguments: arguments)
+        let view = current
+        let tableName = Localization.tableName(table)
+        if view.entry(forKey: key, table: tableName) == nil {
+            core.recordMiss(key: key, table: tableName ?? "Localizable", language: view.language)
         }
-        return snapshot.formatter.string(for: entry, arguments: arguments)
+        return view.localizedString(format: key, table: table, arguments: arguments)
     }
 
     /// Selects `language` (a tag) for the app, or `"system"` to follow the
@@ -201,28 +236,17 @@ public final class LiveBundle: Sendable {
     public var locale: Locale { core.snapshot.formatter.locale }
 
     /// Right-to-left for Arabic, Hebrew, Persian, Urdu…; left-to-right otherwise.
-    public var layoutDirection: LayoutDirection {
-        guard let language = core.snapshot.language, let tag = LanguageTag(language), tag.isRightToLeft else { return .leftToRight }
-        return .rightToLeft
-    }
+    public var layoutDirection: LayoutDirection { current.layoutDirection }
 
     /// `date` written for the active language.
     public func string(from date: Date, dateStyle: DateFormatter.Style = .medium, timeStyle: DateFormatter.Style = .none,
                        timeZone: TimeZone = .current) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = locale
-        formatter.dateStyle = dateStyle
-        formatter.timeStyle = timeStyle
-        formatter.timeZone = timeZone
-        return formatter.string(from: date)
+        current.string(from: date, dateStyle: dateStyle, timeStyle: timeStyle, timeZone: timeZone)
     }
 
     /// `number` written for the active language (`1,234.5`, `1.234,5`, `١٬٢٣٤٫٥`).
     public func string(from number: Double, style: NumberFormatter.Style = .decimal) -> String {
-        let formatter = NumberFormatter()
-        formatter.locale = locale
-        formatter.numberStyle = style
-        return formatter.string(from: NSNumber(value: number)) ?? String(number)
+        current.string(from: number, style: style)
     }
 
     /// Keys looked up and missed, with how often (when `recordsMisses` is on).
@@ -231,6 +255,14 @@ public final class LiveBundle: Sendable {
     /// Stops following the daemon (the last state stays served). Also done when the bundle is released.
     public func close() {
         connection?.stop()
+    }
+}
+
+extension LiveBundle {
+    /// A bundle's development localization, from its Info.plist (`CFBundleDevelopmentRegion`), when it names one.
+    static func developmentLocalization(of bundle: Bundle) -> String? {
+        if let region = bundle.infoDictionary?["CFBundleDevelopmentRegion"] as? String, !region.isEmpty { return region }
+        return bundle.developmentLocalization
     }
 }
 

@@ -90,7 +90,7 @@ final class LiveCore: Sendable {
     @inline(__always)
     func localizedString(forKey key: String, value: String?, table: String?) -> String {
         let snapshot = self.snapshot
-        let tableName = table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 }
+        let tableName = LiveBundle.Localization.tableName(table)
         if let entry = snapshot.entry(forKey: key, table: tableName) {
             if let text = entry.text { return text }
             return snapshot.formatter.string(for: entry, arguments: [])
@@ -146,5 +146,32 @@ final class LiveFoundationBundle: Bundle, @unchecked Sendable {
 
     override func localizedString(forKey key: String, value: String?, table tableName: String?) -> String {
         core.localizedString(forKey: key, value: value, table: tableName)
+    }
+
+    // Resources follow the active language too.
+
+    override func url(forResource name: String?, withExtension ext: String?) -> URL? {
+        url(forResource: name, withExtension: ext, subdirectory: nil)
+    }
+
+    override func url(forResource name: String?, withExtension ext: String?, subdirectory subpath: String?) -> URL? {
+        guard let name else { return nil }
+        return core.snapshot.active.url(forResource: name, withExtension: ext, subdirectory: subpath)
+    }
+
+    override func path(forResource name: String?, ofType ext: String?) -> String? {
+        url(forResource: name, withExtension: ext, subdirectory: nil)?.path
+    }
+
+    override func path(forResource name: String?, ofType ext: String?, inDirectory subpath: String?) -> String? {
+        url(forResource: name, withExtension: ext, subdirectory: subpath)?.path
+    }
+
+    override var preferredLocalizations: [String] {
+        core.snapshot.active.searchList.filter { $0 != "Base" }
+    }
+
+    override var localizations: [String] {
+        core.snapshot.tables.keys.sorted()
     }
 }

@@ -1,84 +1,104 @@
 import Foundation
 import LprojCatalog
 import LprojTables
+import Synchronization
 
-/// Everything a lookup needs, frozen: the tables, the chosen language and
-/// the search list made from it. `LiveBundle` swaps whole snapshots, so a
-/// reader sees one consistent state, never half of a change.
+/// Everything the bundle serves at one moment, frozen: the tables, the
+/// selected language, the active view, and the views made for other
+/// preferences while this state lasts. `LiveBundle` swaps whole
+/// snapshots, so a reader sees one consistent state, never half of a change.
 final class LiveSnapshot: Sendable {
-    /// Tables by localization, then by table name.
+    /// Tables by localization, then by table name (materialized: a hit allocates nothing).
     let tables: [String: [String: Table]]
     /// The language selected for the app (nil: follow the system).
     let selection: String?
-    /// The preferences the chain was made from (the selection, else the environment's).
+    /// The preferences the active view was made from (the selection, else the environment's).
     let preferences: [String]
     let development: String?
-    /// The localizations searched, best first (`Base` and the development localization last).
-    let searchList: [String]
-    /// The active localization: the first of the search list.
-    let language: String?
-    let formatter: StringFormatter
     let developmentFallback: Bool
-    /// For each table name, the table the search list finds (Apple's rule:
-    /// the first localization that has the table answers), materialized so
-    /// that a hit allocates nothing.
-    private let resolved: [String: Table]
-    /// The development localization's tables, for the per-key fallback.
-    private let fallback: [String: Table]
-    /// `Localizable`, the table most lookups name, resolved in advance.
-    private let localizable: Table?
+    let bundlePath: String
+    /// The view of the selected (or system) language.
+    let active: LiveBundle.Localization
+    /// Views for other preferences, by the text they were asked with (bounded).
+    private let views = Mutex<[String: LiveBundle.Localization]>([:])
+    /// At most this many cached views (a hostile header cannot grow memory; past it the cache starts over).
+    static let viewLimit = 1024
 
     init(tables: [String: [String: Table]], selection: String?, systemPreferences: [String], development: String?,
-         developmentFallback: Bool) {
+         developmentFallback: Bool, bundlePath: String) {
         // Materialized once as they arrive: a snapshot made from this one's
         // tables (another selection, one table changed) reuses them.
         let tables = tables.mapValues { $0.mapValues { $0.materialized() } }
         self.tables = tables
         self.selection = selection
         self.developmentFallback = developmentFallback
-        let available = Array(tables.keys)
+        self.bundlePath = bundlePath
         preferences = selection.map { [$0] } ?? systemPreferences
-        let development = development ?? BundleLookup.defaultDevelopment(available: available)
+        let development = development ?? BundleLookup.defaultDevelopment(available: Array(tables.keys))
         self.development = development
-        let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development)
-        searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
-        language = searchList.first { $0 != "Base" } ?? searchList.first
-        formatter = StringFormatter(language: language.flatMap { LanguageTag($0)?.identifier } ?? "en")
-        var found: [String: Table] = [:]
-        for localization in searchList.reversed() {
-            for (name, table) in tables[localization] ?? [:] { found[name] = table }
-        }
-        resolved = found
-        localizable = found["Localizable"]
-        fallback = developmentFallback ? (development.flatMap { tables[$0] } ?? [:]) : [:]
+        active = Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
+                           developmentFallback: developmentFallback, bundlePath: bundlePath)
     }
+
+    var searchList: [String] { active.searchList }
+    var language: String? { active.language }
+    var formatter: StringFormatter { active.formatter }
 
     /// The same tables with another selection.
     func selecting(_ selection: String?, systemPreferences: [String]) -> LiveSnapshot {
         LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
-                     developmentFallback: developmentFallback)
+                     developmentFallback: developmentFallback, bundlePath: bundlePath)
     }
 
     /// The same selection with other tables.
     func replacing(tables: [String: [String: Table]], systemPreferences: [String]) -> LiveSnapshot {
         LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
-                     developmentFallback: developmentFallback)
+                     developmentFallback: developmentFallback, bundlePath: bundlePath)
     }
 
-    /// The entry for `key` in table `table` through the search list (Apple's
-    /// rule: the first localization that has the table answers), or nil.
-    /// Allocates nothing.
+    /// The entry for `key` in the active view (see `Localization.entry`).
     @inline(__always)
     func entry(forKey key: String, table: String?) -> Entry? {
-        // `Localizable` straight from the stored property: no copy of the table.
-        if table == nil {
-            if let entry = localizable?[key] { return entry }
-            guard developmentFallback, localizable != nil else { return nil }
-            return fallback["Localizable"]?[key]
+        active.entry(forKey: key, table: table)
+    }
+
+    /// The view an `Accept-Language` header asks for, made once per header while this state lasts.
+    func view(acceptLanguage header: String) -> LiveBundle.Localization {
+        if let cached = views.withLock({ $0[header] }) { return cached }
+        let accepted = AcceptLanguage(header)
+        return cache(header, Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, development: development,
+                                        developmentFallback: developmentFallback, bundlePath: bundlePath))
+    }
+
+    /// The view a list of preferences asks for, made once per list while this state lasts.
+    func view(preferences: [String]) -> LiveBundle.Localization {
+        let key = "\u{0}" + preferences.joined(separator: "\u{0}")
+        if let cached = views.withLock({ $0[key] }) { return cached }
+        return cache(key, Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
+                                     developmentFallback: developmentFallback, bundlePath: bundlePath))
+    }
+
+    /// How many views are cached now (for tests).
+    var cachedViewCount: Int { views.withLock { $0.count } }
+
+    private func cache(_ key: String, _ view: LiveBundle.Localization) -> LiveBundle.Localization {
+        views.withLock { views in
+            // Two requests for one header share the first view made.
+            if let existing = views[key] { return existing }
+            if views.count >= Self.viewLimit { views.removeAll(keepingCapacity: true) }
+            views[key] = view
+            return view
         }
-        let entries = resolved[table!]
-        if let entry = entries?[key] { return entry }
-        guard developmentFallback, entries != nil else { return nil }
-        return fallback[table!]?[key]
+    }
+
+    private static func view(of tables: [String: [String: Table]], preferences: [String], excluding: AcceptLanguage?, development: String?,
+                             developmentFallback: Bool, bundlePath: String) -> LiveBundle.Localization {
+        let available = Array(tables.keys)
+        let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development) {
+            excluding?.excludes($0) ?? false
+        }
+        let searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
+        return LiveBundle.Localization(tables: tables, searchList: searchList, development: development,
+                                       developmentFallback: developmentFallback, bundlePath: bundlePath)
     }
 }

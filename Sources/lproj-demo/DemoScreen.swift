@@ -69,14 +69,15 @@ final class DemoScreen {
 
     private var status: String?
 
+    /// One frame from one view: a save or a switch between two lookups never mixes two states on screen.
     private func draw() {
-        let b = bundle
+        let b = bundle.current
         let tabs = ["tab_home", "tab_subscription", "tab_mine"].map { "[ \(b.localizedString(forKey: $0, value: nil, table: nil)) ]" }
-        let languages = b.localizations.filter { $0 != "Base" }.enumerated().map { "\($0.offset + 1) \($0.element)" }
-        let selection = b.selectedLanguage == nil ? "system" : "selected"
+        let languages = bundle.localizations.filter { $0 != "Base" }.enumerated().map { "\($0.offset + 1) \($0.element)" }
+        let selection = bundle.selectedLanguage == nil ? "system" : "selected"
         let direction = b.layoutDirection == .rightToLeft ? ", right-to-left" : ""
         var lines = [
-            "lproj-demo — \(b.app ?? "")   language: \(b.language ?? "none") (\(selection)\(direction))",
+            "lproj-demo — \(bundle.app ?? "")   language: \(b.language ?? "none") (\(selection)\(direction))",
             "",
             "  " + b.localizedString(forKey: "home_title", value: nil, table: nil),
             "  " + b.localizedString(format: "welcome_message", name),
@@ -87,7 +88,7 @@ final class DemoScreen {
             "  " + tabs.joined(separator: " "),
             "",
             "keys: " + languages.joined(separator: "  ") + "  0 system   +/- count   q quit",
-            b.isConnected ? "following lprojd" : "files on disk (no lprojd)",
+            bundle.isConnected ? "following lprojd" : "files on disk (no lprojd)",
         ]
         if let status { lines.append(status) }
         if plain {

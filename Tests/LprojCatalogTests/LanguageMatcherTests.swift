@@ -1,3 +1,4 @@
+import LprojTables
 import XCTest
 @testable import LprojCatalog
 
@@ -89,7 +90,24 @@ final class LanguageMatcherTests: XCTestCase {
         ([], ["en", "de"], "de", ["de"]),
         (["he"], ["iw", "en"], nil, ["iw"]),
         (["nb"], ["no", "en"], nil, ["no"]),
+        // Siblings: the base language first, then the language's likely region, never alphabetical first.
+        (["fr-CH"], ["fr-CA", "fr-FR", "en"], "en", ["fr-FR", "en"]),
+        (["de-CH"], ["de-AT", "de-DE", "en"], "en", ["de-DE", "en"]),
+        (["de-CH"], ["de-AT", "de", "de-DE"], nil, ["de"]),
+        (["fr-BE"], ["fr-CA", "fr", "fr-FR"], nil, ["fr"]),
+        (["pt-AO"], ["pt-BR", "pt-PT"], nil, ["pt-PT"]),
     ]
+
+    /// A legacy `English.lproj` is the development `en` of an old bundle.
+    func testALegacyEnglishIsTheDevelopmentLocalization() {
+        XCTAssertEqual(BundleLookup.defaultDevelopment(available: ["Japanese", "English"]), "English")
+        XCTAssertEqual(BundleLookup.defaultDevelopment(available: ["en", "English"]), "en")
+        let bundle = LocalizedBundle(path: "/b", tables: ["Japanese": ["Localizable": Table(strings: ["a": "エー"])],
+                                                         "English": ["Localizable": Table(strings: ["a": "A", "b": "B"])]])
+        let found = BundleLookup(key: "b", table: nil, in: bundle, preferences: ["ja"], developmentFallback: true)
+        XCTAssertEqual(found.searchList, ["Japanese", "English"])
+        XCTAssertEqual(found.resolution.text, "B", "--fallback from Japanese.lproj reaches English.lproj")
+    }
 
     func testMatchingTable() {
         XCTAssertGreaterThanOrEqual(cases.count, 40)
