@@ -106,6 +106,7 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench fanout
 	$(BIN_RELEASE)/lproj-bench crawl
 	$(BIN_RELEASE)/lproj-bench lookup
+	$(BIN_RELEASE)/lproj-bench requests
 
 ## install: the release binaries, config, units, sysusers.d and tmpfiles.d
 ## entries, man pages, completions and docs under PREFIX (default

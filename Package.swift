@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "lprojctl", targets: ["lprojctl"]),
         .executable(name: "lproj-bench", targets: ["lproj-bench"]),
         .executable(name: "lproj-demo", targets: ["lproj-demo"]),
+        .executable(name: "lproj-notify", targets: ["lproj-notify"]),
     ],
     targets: [
         // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
@@ -46,6 +47,8 @@ let package = Package(
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
         .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine"]),
         .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
+        // An example service: per-recipient messages from each one's Accept-Language, live.
+        .executableTarget(name: "lproj-notify", dependencies: ["LprojClient", "LprojCommandLine"], path: "Examples/NotificationWorker"),
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojProtocol", "LprojClient", "LprojCommandLine",

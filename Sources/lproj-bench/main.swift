@@ -21,6 +21,8 @@ let help = """
             save → the last of N subscribers has the event
       lookup [--keys N] [--json]
             ns per lookup: LiveBundle beside Foundation.Bundle and a bare dictionary
+      requests [--headers N] [--json]
+            a request's Accept-Language resolved to a view + 5 lookups, beside 5 lookups on bundle.current
       crawl [--bundles N] [--json]
             time to ready and memory on 50,000 tables, beside a plain read of the files
 
@@ -33,4 +35,4 @@ let help = """
 
 Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": ParseBenchmark.run, "latency": LatencyBenchmark.run,
                                                                           "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run,
-                                                                          "lookup": LookupBenchmark.run])
+                                                                          "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run])

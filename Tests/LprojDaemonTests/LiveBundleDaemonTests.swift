@@ -37,6 +37,23 @@ final class LiveBundleDaemonTests: XCTestCase {
         token.cancel()
     }
 
+    /// A view taken before a live save keeps its text (a request that
+    /// started before the save finishes on the old text); the next view has the new.
+    func testAViewTakenBeforeASaveKeepsItsText() throws {
+        let bundle = try make()
+        try awaitState(of: bundle) { bundle.isConnected }
+        let before = bundle.current
+        let request = bundle.localization(acceptLanguage: "zh-TW, en;q=0.5")
+        XCTAssertEqual(request.localizedString(forKey: "home_title", value: nil, table: nil), "首頁")
+        try daemon.write("App/zh-Hant.lproj/Localizable.strings", "\"home_title\" = \"主頁\";\n")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Start\";\n\"item\" = \"Item\";\n")
+        try awaitState(of: bundle) { bundle.localizedString(forKey: "home_title", value: nil, table: nil) == "Start" }
+        try awaitState(of: bundle) { bundle.localization(acceptLanguage: "zh-TW, en;q=0.5").localizedString(forKey: "home_title", value: nil, table: nil) == "主頁" }
+        XCTAssertEqual(before.localizedString(forKey: "home_title", value: nil, table: nil), "Home", "the old view is as it was")
+        XCTAssertEqual(request.localizedString(forKey: "home_title", value: nil, table: nil), "首頁")
+        XCTAssertEqual(bundle.current.localizedString(forKey: "home_title", value: nil, table: nil), "Start")
+    }
+
     func testDaemonRestartRecoversWithNoStaleValue() throws {
         let bundle = try make()
         try awaitState(of: bundle) { bundle.isConnected }
