@@ -16,6 +16,18 @@ public enum SystemLanguages {
         return result
     }
 
+    /// Where `preferences(environment:)` came from, for people: the
+    /// variables read, and `LANGUAGE` ignored when the locale is `C`.
+    public static func origin(environment: [String: String]) -> String {
+        let variable = ["LC_ALL", "LC_MESSAGES", "LANG"].first { !(environment[$0] ?? "").isEmpty }
+        let locale = variable.map { "\($0)=\(environment[$0]!)" } ?? "no LC_ALL, LC_MESSAGES or LANG"
+        let language = environment["LANGUAGE"].flatMap { $0.isEmpty ? nil : $0 }
+        if variable == nil || isPOSIX(environment[variable!]!) {
+            return language.map { "none: LANGUAGE=\($0) is ignored with \(locale), as gettext does (set LANG)" } ?? "none (\(locale))"
+        }
+        return "from " + ([language.map { "LANGUAGE=\($0)" }, locale].compactMap { $0 }).joined(separator: ", ")
+    }
+
     private static func isPOSIX(_ locale: String) -> Bool {
         let name = locale.split(whereSeparator: { $0 == "." || $0 == "@" }).first.map(String.init) ?? ""
         return name == "C" || name == "POSIX" || name.isEmpty

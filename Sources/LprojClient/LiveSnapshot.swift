@@ -19,8 +19,10 @@ final class LiveSnapshot: Sendable {
     let bundlePath: String
     /// The view of the selected (or system) language.
     let active: LiveBundle.Localization
-    /// Views for other preferences, by the text they were asked with (bounded).
-    private let views = Mutex<[String: LiveBundle.Localization]>([:])
+    /// Views for other preferences, by the text they were asked with
+    /// (bounded; keyed by bytes with the tables' fast hash: a header is
+    /// hashed on every request).
+    private let views = Mutex<[ExactName: LiveBundle.Localization]>([:])
     /// At most this many cached views (a hostile header cannot grow memory; past it the cache starts over).
     static let viewLimit = 1024
 
@@ -64,15 +66,15 @@ final class LiveSnapshot: Sendable {
 
     /// The view an `Accept-Language` header asks for, made once per header while this state lasts.
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
-        if let cached = views.withLock({ $0[header] }) { return cached }
+        if let cached = views.withLock({ $0[ExactName(header)] }) { return cached }
         let accepted = AcceptLanguage(header)
-        return cache(header, Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, development: development,
+        return cache(ExactName(header), Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, development: development,
                                         developmentFallback: developmentFallback, bundlePath: bundlePath))
     }
 
     /// The view a list of preferences asks for, made once per list while this state lasts.
     func view(preferences: [String]) -> LiveBundle.Localization {
-        let key = "\u{0}" + preferences.joined(separator: "\u{0}")
+        let key = ExactName("\u{0}" + preferences.joined(separator: "\u{0}"))
         if let cached = views.withLock({ $0[key] }) { return cached }
         return cache(key, Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
                                      developmentFallback: developmentFallback, bundlePath: bundlePath))
@@ -81,7 +83,7 @@ final class LiveSnapshot: Sendable {
     /// How many views are cached now (for tests).
     var cachedViewCount: Int { views.withLock { $0.count } }
 
-    private func cache(_ key: String, _ view: LiveBundle.Localization) -> LiveBundle.Localization {
+    private func cache(_ key: ExactName, _ view: LiveBundle.Localization) -> LiveBundle.Localization {
         views.withLock { views in
             // Two requests for one header share the first view made.
             if let existing = views[key] { return existing }

@@ -66,7 +66,12 @@ enum GetCommand {
         }
         guard let path = arguments.value("bundle") else { Console.usage(command, UsageError("--bundle is required")) }
         var preferences = arguments.values("language")
-        if preferences.isEmpty { preferences = SystemLanguages.preferences(environment: ProcessInfo.processInfo.environment) }
+        // Said when the preferences come from the environment (a C locale makes gettext, and us, ignore LANGUAGE).
+        var origin: String?
+        if preferences.isEmpty {
+            preferences = SystemLanguages.preferences(environment: ProcessInfo.processInfo.environment)
+            origin = SystemLanguages.origin(environment: ProcessInfo.processInfo.environment)
+        }
         for tag in preferences where LanguageTag(tag) == nil {
             Console.usage(command, UsageError("'\(tag)' is not a language tag"))
         }
@@ -96,7 +101,9 @@ enum GetCommand {
             ]
             Console.out(CanonicalJSON.text(object))
         } else {
-            var lines = [text, "  chain: \(outcome.chain.joined(separator: " → "))"]
+            var lines = [text]
+            if let origin { lines.append("  preferences: \(preferences.isEmpty ? "" : preferences.joined(separator: ", ") + " ")\(origin)") }
+            lines.append("  chain: \(outcome.chain.joined(separator: " → "))")
             lines += outcome.steps.map { "  \($0.localization)/\($0.table): \($0.found ? "found" : "missing")" }
             lines.append("  from: \(outcome.source)\(outcome.localization.map { " \($0)" } ?? "")")
             Console.out(lines.joined(separator: "\n"))

@@ -17,10 +17,16 @@ func binaryDirectory() -> URL {
     return url
 }
 
-func runCommand(_ program: String, _ arguments: [String], in directory: URL? = nil) throws -> CommandResult {
+/// `environment`: variables set for the command (over the test's own, with the locale ones cleared).
+func runCommand(_ program: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> CommandResult {
     let process = Process()
     process.executableURL = binaryDirectory().appendingPathComponent(program)
     process.arguments = arguments
+    if let environment {
+        var merged = ProcessInfo.processInfo.environment
+        for name in ["LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"] { merged[name] = nil }
+        process.environment = merged.merging(environment) { $1 }
+    }
     if let directory { process.currentDirectoryURL = directory }
     let scratch = TemporaryDirectory()
     let out = scratch.url.appendingPathComponent("stdout"), err = scratch.url.appendingPathComponent("stderr")

@@ -156,6 +156,17 @@ final class GetCommandTests: XCTestCase {
         XCTAssertEqual(result.stdout, "首頁\n  chain: zh-Hant → en\n  zh-Hant/Localizable: found\n  from: table zh-Hant\n")
     }
 
+    /// Preferences from the environment are shown with where they came from;
+    /// a C locale makes LANGUAGE ignored (as gettext does), and `get` says so.
+    func testPreferencesFromTheEnvironmentAndACLocale() throws {
+        let container = try runCommand("lprojctl", ["get", "home_title", "--bundle", bundle], environment: ["LANG": "C.UTF-8", "LANGUAGE": "ja"])
+        XCTAssertEqual(container.stdout.split(separator: "\n").prefix(3), ["Home",
+            "  preferences: none: LANGUAGE=ja is ignored with LANG=C.UTF-8, as gettext does (set LANG)", "  chain: en"])
+        let desktop = try runCommand("lprojctl", ["get", "home_title", "--bundle", bundle], environment: ["LANG": "fr_FR.UTF-8", "LANGUAGE": "ja"])
+        XCTAssertEqual(desktop.stdout.split(separator: "\n").prefix(3), ["ホーム",
+            "  preferences: ja, fr-FR from LANGUAGE=ja, LANG=fr_FR.UTF-8", "  chain: ja → en"])
+    }
+
     func testPluralWithArguments() throws {
         XCTAssertEqual(try runCommand("lprojctl", ["get", "item_count", "--bundle", bundle, "--language", "ar", "--arg", "2"])
             .stdout.split(separator: "\n").first, "عنصران")
