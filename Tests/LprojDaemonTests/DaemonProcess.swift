@@ -88,14 +88,7 @@ final class DaemonProcess {
                 throw DaemonTestError("lprojd exited (\(process.terminationStatus)) before it was ready: \(log)")
             }
             guard ContinuousClock.now < deadline else { throw DaemonTestError("lprojd not ready in time: \(log)") }
-            var poll = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
-            guard Glibc.poll(&poll, 1, 200) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(notify, &buffer, buffer.count, 0)
-            guard count > 0 else { continue }
-            let message = String(decoding: buffer.prefix(count), as: UTF8.self)
-            notifications.append(message)
-            if message.split(separator: "\n").contains("READY=1") { return }
+            if let message = nextNotification(waitingMilliseconds: 200), message.split(separator: "\n").contains("READY=1") { return }
         }
     }
 
@@ -108,16 +101,22 @@ final class DaemonProcess {
     func awaitNotification(_ line: String, timeout: Duration = .seconds(30)) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            var poll = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
-            guard Glibc.poll(&poll, 1, 100) > 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = recv(notify, &buffer, buffer.count, 0)
-            guard count > 0 else { continue }
-            let message = String(decoding: buffer.prefix(count), as: UTF8.self)
-            notifications.append(message)
-            if message.split(separator: "\n").contains(where: { $0 == line || $0.hasPrefix(line) }) { return message }
+            if let message = nextNotification(waitingMilliseconds: 100),
+               message.split(separator: "\n").contains(where: { $0 == line || $0.hasPrefix(line) }) { return message }
         }
         throw DaemonTestError("no \(line) among the notifications \(notifications)")
+    }
+
+    /// The next message on the notify socket (kept in `notifications`), nil when none came in time.
+    private func nextNotification(waitingMilliseconds: Int32) -> String? {
+        var poll = pollfd(fd: notify, events: Int16(POLLIN), revents: 0)
+        guard Glibc.poll(&poll, 1, waitingMilliseconds) > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = recv(notify, &buffer, buffer.count, 0)
+        guard count > 0 else { return nil }
+        let message = String(decoding: buffer.prefix(count), as: UTF8.self)
+        notifications.append(message)
+        return message
     }
 
     /// SIGTERM, then waits for the exit; returns the status.
@@ -189,6 +188,30 @@ final class DaemonProcess {
         // A daemon run as another user (a sandbox test) may send to it too.
         chmod(path, 0o666)
         return descriptor
+    }
+}
+
+extension DaemonProcess {
+    /// lprojd started by `systemd-socket-activate` on this daemon's socket
+    /// path, with `arguments`, NOTIFY_SOCKET unset; returns once the socket
+    /// listens (the daemon starts on the first connection). The caller ends it.
+    func startSocketActivated(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        process.arguments = ["-l", socket, binaryDirectory().appendingPathComponent("lprojd").path] + arguments
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
+        environment.removeValue(forKey: "NOTIFY_SOCKET")
+        process.environment = environment
+        let err = Pipe()
+        process.standardError = err
+        try process.run()
+        var said = ""
+        while !said.contains("Listening on") {
+            let data = err.fileHandleForReading.availableData
+            guard !data.isEmpty else { throw DaemonTestError("systemd-socket-activate said: \(said)") }
+            said += String(decoding: data, as: UTF8.self)
+        }
+        return process
     }
 }
 

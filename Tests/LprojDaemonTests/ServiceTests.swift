@@ -14,26 +14,11 @@ final class ServiceTests: XCTestCase {
         let daemon = try DaemonProcess()
         try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
         let elsewhere = daemon.directory + "/default.sock"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
-        process.arguments = ["-l", daemon.socket, binaryDirectory().appendingPathComponent("lprojd").path,
-                             "--root", daemon.root, "--state", daemon.state]
-        var environment = ProcessInfo.processInfo.environment
-        environment.removeValue(forKey: "NOTIFY_SOCKET")
-        environment["LPROJD_SOCKET"] = elsewhere
-        process.environment = environment
-        let err = Pipe()
-        process.standardError = err
-        try process.run()
+        let process = try daemon.startSocketActivated(["--root", daemon.root, "--state", daemon.state],
+                                                      environment: ["LPROJD_SOCKET": elsewhere])
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
-        }
-        var said = ""
-        while !said.contains("Listening on") {
-            let data = err.fileHandleForReading.availableData
-            guard !data.isEmpty else { throw DaemonTestError("systemd-socket-activate said: \(said)") }
-            said += String(decoding: data, as: UTF8.self)
         }
         let connection = try daemon.connect()
         let hello = try connection.send(Hello(client: "tests"), timeout: .seconds(30))
