@@ -35,6 +35,8 @@ public struct Configuration: Sendable, Equatable {
     /// How long a file found in a new directory must see no write before it
     /// is read (when no `IN_CLOSE_WRITE` says it is complete first).
     public var quietPeriod: Duration = .milliseconds(100)
+    /// How often directories that could not be watched (the kernel's watch limit) are listed for changes.
+    public var pollInterval: Duration = .seconds(2)
 
     // [Socket]
     /// nil: the default rule (`SocketPath`).
@@ -129,7 +131,8 @@ public struct Configuration: Sendable, Equatable {
         var lines = ["[Watch]"]
         lines += roots.isEmpty ? ["Root="] : roots.map { "Root=\($0)" }
         lines += excludes.map { "Exclude=\($0)" }
-        lines += ["RemovalGrace=\(Self.milliseconds(removalGrace))ms", "QuietPeriod=\(Self.milliseconds(quietPeriod))ms"]
+        lines += ["RemovalGrace=\(Self.milliseconds(removalGrace))ms", "QuietPeriod=\(Self.milliseconds(quietPeriod))ms",
+                  "PollInterval=\(Self.milliseconds(pollInterval))ms"]
         lines += ["", "[Socket]", "Path=\(resolvedSocketPath(environment: environment))",
                   "Mode=0" + String(socketMode, radix: 8), "Group=\(socketGroup?.name ?? "")",
                   "", "[Access]", "AllowUsers=\(list(allowUsers))", "AllowGroups=\(list(allowGroups))",

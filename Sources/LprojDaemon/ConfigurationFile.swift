@@ -78,6 +78,9 @@ public enum ConfigurationFile {
             if value.isEmpty { configuration.excludes = [] } else { configuration.excludes += words(value) }
         case ("Watch", "RemovalGrace"): configuration.removalGrace = try duration(value, maximum: .seconds(60))
         case ("Watch", "QuietPeriod"): configuration.quietPeriod = try duration(value, maximum: .seconds(10))
+        case ("Watch", "PollInterval"):
+            configuration.pollInterval = try duration(value, maximum: .seconds(3600))
+            guard configuration.pollInterval >= .milliseconds(50) else { throw ValueError("must be at least 50ms") }
         case ("Socket", "Path"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the socket path must be absolute, not '\(value)'") }
             guard value.utf8.count <= 107 else { throw ValueError("a socket path holds at most 107 bytes") }

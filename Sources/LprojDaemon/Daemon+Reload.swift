@@ -78,6 +78,7 @@ extension Daemon {
             publish(catalog.forget(catalog.files.keys.map(\.string).filter { exclusions.excludes($0) }))
         }
         refresh(listed)
+        checkWatchLimit()
         log.info("reloaded: watching \(roots.joined(separator: ", ")): \(catalog.bundleCount) bundles, \(catalog.served.count) tables")
     }
 

@@ -159,7 +159,7 @@ extension Daemon {
         return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: publisher.instance, clock: clock,
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                                    roots: roots, watches: watchCount, bundles: catalog.bundles.count, tables: catalog.served.count,
-                                   clients: clients, counters: counters, lastError: lastError))
+                                   clients: clients, counters: counters, lastError: lastError, warnings: watchWarning.map { [$0] }))
     }
 
     func sync(_ request: Sync, client: ClientConnection, id: RequestID) -> Answer<Sync.Reply> {

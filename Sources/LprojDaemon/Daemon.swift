@@ -47,6 +47,10 @@ public final class Daemon {
     private let timer: Int32
     /// When the timer is set to fire (nil: disarmed).
     private var timerDeadline: ContinuousClock.Instant?
+    /// When the directories that could not be watched are listed next (nil: every directory is watched).
+    private var nextPoll: ContinuousClock.Instant?
+    /// Why some directories are polled (the watch limit), for `status` and the log; nil when none are.
+    var watchWarning: String?
     var tree: WatchedTree?
     private var markers: MarkerSync<PendingSync>?
     var pending: PendingChanges
@@ -161,6 +165,27 @@ public final class Daemon {
         if let tree { add(tree.descriptor, events: interestIn) }
         add(signals, events: interestIn)
         add(timer, events: interestIn)
+        checkWatchLimit()
+    }
+
+    /// Says (once per episode) that the watch limit left directories
+    /// unwatched, and starts or stops polling them.
+    func checkWatchLimit() {
+        let count = tree?.unwatchedCount ?? 0
+        guard count > 0 else {
+            if watchWarning != nil { log.info("every directory is watched again: polling stops") }
+            watchWarning = nil
+            nextPoll = nil
+            return
+        }
+        let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        let warning = "\(count) directories are not watched: the inotify watch limit is reached (fs.inotify.max_user_watches = \(limit);"
+            + " raise it, e.g. sysctl fs.inotify.max_user_watches=\(max(524_288, (Int(limit) ?? 0) * 2))); they are polled every "
+            + "\(Configuration.milliseconds(configuration.pollInterval)) ms"
+        if watchWarning == nil { log.warning(warning) }
+        watchWarning = warning
+        if nextPoll == nil { nextPoll = .now + configuration.pollInterval }
     }
 
     /// Directories watched now.
@@ -261,6 +286,8 @@ public final class Daemon {
             refresh(paths)
             log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)")
         }
+        // New directories may have met the watch limit (or freed watches let polled ones be watched).
+        if (tree?.unwatchedCount ?? 0) > 0 || watchWarning != nil { checkWatchLimit() }
         if var markers {
             for sync in markers.settle(batch) { settling.append((pending.lastTicket, sync)) }
             self.markers = markers
@@ -309,15 +336,22 @@ public final class Daemon {
         return false
     }
 
-    /// Reads what waited and is due.
+    /// Reads what waited and is due; lists the unwatched directories when their time has come.
     private func timerFired() {
         refresh(pending.takeDue(at: .now), holdingEmpty: false)
+        if let poll = nextPoll, poll <= .now, let events = tree?.pollUnwatched() {
+            nextPoll = .now + configuration.pollInterval
+            if !events.isEmpty {
+                refresh(pending.take(events, at: .now, isKnown: catalog.knows, knownFiles: catalog.files(under:)))
+            }
+            checkWatchLimit()
+        }
         answerSettledSyncs()
     }
 
     /// Arms the timer for the next pending change, or disarms it when nothing waits.
     private func armTimer() {
-        let next = pending.nextDeadline
+        let next = [pending.nextDeadline, nextPoll].compactMap { $0 }.min()
         guard next != timerDeadline else { return }
         timerDeadline = next
         guard let next else {

@@ -110,6 +110,20 @@ public final class WatchedTree {
     /// How many directories are watched.
     public var watchCount: Int { loop.watchCount }
 
+    /// Directories that could not be watched because the kernel's watch
+    /// limit (`fs.inotify.max_user_watches`) was reached: they are listed
+    /// and then polled (`pollUnwatched`) until a watch can be added.
+    public var unwatchedCount: Int { loop.unwatched.count }
+
+    /// Lists the directories that could not be watched and returns what
+    /// changed in them since the last look, as inotify events would have
+    /// said it; a directory that can be watched now is watched from then on.
+    /// Call it every poll interval while `unwatchedCount` is above 0.
+    public func pollUnwatched() -> [FileEvent] {
+        guard !closed else { return [] }
+        return loop.pollUnwatched()
+    }
+
     /// Watches another root (a directory), then lists it: returns the table
     /// and other files already in it (as `listed`), for the caller to read.
     /// A root already watched is listed again.
@@ -230,6 +244,23 @@ public final class WatchedTree {
     }
 }
 
+/// What a poll compares a file by: inode, size, modification and change times.
+struct FileStamp: Equatable {
+    var inode: UInt64 = 0
+    var size: Int64 = 0
+    var modified: Int64 = 0
+    var changed: Int64 = 0
+
+    init(_ path: String) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+    }
+}
+
 /// The reading and walking of a `WatchedTree`, on its owner's thread: the only code that calls libinotifytools.
 private final class WatchLoop {
     /// `IN_MODIFY` is not acted on alone: it tells a reader that a file it
@@ -261,6 +292,11 @@ private final class WatchLoop {
     var parentWatches: [ExactName: Int32] = [:]
     /// Events read by `queuedPaths`, to start the next batch.
     private var carried: [RawEvent] = []
+    /// Directories that could not be watched (the kernel's watch limit), by
+    /// path with a trailing slash, with their files as last listed.
+    var unwatched: [ExactName: [String: FileStamp]] = [:]
+    /// Whether a watch was refused for the limit (cleared once every directory is watched again).
+    var watchLimitReached = false
 
     /// The inotify descriptor, read here (libinotifytools only manages the watches).
     let descriptor: Int32
@@ -449,13 +485,23 @@ private final class WatchLoop {
                 listedFiles = 0
             }
             let key = directory + "/"
-            if watched[ExactName(key)] == nil {
+            var polled = unwatched[ExactName(key)] != nil
+            if watched[ExactName(key)] == nil, !polled {
                 // Watch first, then list: nothing created in between is missed.
-                guard let watch = addWatch(directory, mask: Self.mask) else { continue }
-                watched[ExactName(key)] = watch
+                if let watch = addWatch(directory, mask: Self.mask) {
+                    watched[ExactName(key)] = watch
+                } else if errno == ENOSPC || errno == ENOMEM {
+                    // Past the kernel's watch limit: listed now, polled from now on (`pollUnwatched`).
+                    watchLimitReached = true
+                    unwatched[ExactName(key)] = [:]
+                    polled = true
+                } else {
+                    continue   // gone already, or not ours to read
+                }
                 events.append(.directoryAppeared(directory))
             }
             var files: [String] = []
+            var stamps: [String: FileStamp] = [:]
             DirectoryListing.forEachName(of: directory) { name, kind in
                 switch kind {
                 case .directory:
@@ -463,15 +509,62 @@ private final class WatchLoop {
                     if !isExcluded(child) { pending.append(child) }
                 case .file:
                     guard !isIgnored(name) else { return }
+                    if polled { stamps[name] = FileStamp(key + name) }
                     if listing != nil { files.append(name) } else { events.append(.listed(key + name)) }
                 }
             }
+            if polled { unwatched[ExactName(key)] = stamps }
             if !files.isEmpty {
                 listedFiles += files.count
                 listed.append(ListedDirectory(path: directory, files: files))
             }
         }
         return events
+    }
+
+    /// Lists every directory that could not be watched and reports what
+    /// changed since the last look, as inotify would have (`listed` for a
+    /// new or changed file, so that it is read once complete); a directory
+    /// that can be watched now is watched, and listed once more.
+    func pollUnwatched() -> [FileEvent] {
+        var events: [FileEvent] = []
+        for (key, before) in unwatched.sorted(by: { $0.key < $1.key }) {
+            guard unwatched[key] != nil else { continue }   // gone with a parent this turn
+            let directory = String(key.string.dropLast())
+            var info = stat()
+            guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                for (inner, _) in unwatched where inner.isWithin(directory) { unwatched[inner] = nil }
+                unwatchTree(directory, removingFromKernel: true)
+                events.append(.directoryGone(directory))
+                continue
+            }
+            if let watch = addWatch(directory, mask: Self.mask) {
+                // Room again: watched from now on, and read once more in case of a change meanwhile.
+                unwatched[key] = nil
+                watched[key] = watch
+                events += watchTree(directory)
+                continue
+            }
+            var now: [String: FileStamp] = [:]
+            DirectoryListing.forEachName(of: directory) { name, kind in
+                switch kind {
+                case .directory:
+                    let child = key.string + name
+                    if !isExcluded(child), watched[ExactName(child + "/")] == nil, unwatched[ExactName(child + "/")] == nil {
+                        events += watchTree(child)
+                    }
+                case .file:
+                    guard !isIgnored(name) else { return }
+                    let stamp = FileStamp(key.string + name)
+                    now[name] = stamp
+                    if before[name] != stamp { events.append(.listed(key.string + name)) }
+                }
+            }
+            for name in before.keys where now[name] == nil { events.append(.removed(key.string + name)) }
+            unwatched[key] = now
+        }
+        if unwatched.isEmpty { watchLimitReached = false }
+        return Self.coalesce(events)
     }
 
     /// Stops watching a root and what is under it.
@@ -484,6 +577,7 @@ private final class WatchLoop {
     /// Forgets the watches on `path` and below; a directory moved away still
     /// has kernel watches, which are removed.
     private func unwatchTree(_ path: String, removingFromKernel: Bool) {
+        for (key, _) in unwatched where key.isWithin(path) { unwatched[key] = nil }
         for (key, watch) in watched where key.isWithin(path) {
             if removingFromKernel { removeWatch(watch) } else { directories[watch] = nil }
             watched[key] = nil

@@ -44,6 +44,7 @@ enum StatusCommand {
         }
         lines.append("counters: " + status.counters.keys.sorted().map { "\($0) \(status.counters[$0]!)" }.joined(separator: ", "))
         if let error = status.lastError { lines.append("last error: \(error)") }
+        for warning in status.warnings ?? [] { lines.append("warning: \(warning)") }
         Console.out(lines.joined(separator: "\n"))
     }
 }

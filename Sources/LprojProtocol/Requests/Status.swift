@@ -22,10 +22,15 @@ public struct Status: Request {
         /// The last thing that went wrong and is still so (a reload that
         /// failed: the old configuration stays), nil when none.
         public var lastError: String?
+        /// What does not work as it should but is worked around (directories
+        /// polled because the watch limit was reached), nil when nothing.
+        public var warnings: [String]?
 
         public init(server: String, pid: Int32, instance: String, clock: Clock, uptimeSeconds: Double, roots: [String], watches: Int,
-                    bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64], lastError: String? = nil) {
+                    bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64], lastError: String? = nil,
+                    warnings: [String]? = nil) {
             self.lastError = lastError
+            self.warnings = warnings
             self.server = server
             self.pid = pid
             self.instance = instance
