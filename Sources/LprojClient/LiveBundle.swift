@@ -72,7 +72,7 @@ public final class LiveBundle: Sendable {
     /// Posted (object: the bundle, userInfo["change"]: the `Change`) after every swap.
     public static let didChangeNotification = Notification.Name("LiveBundleDidChange")
 
-    /// The bundle directory (canonical).
+    /// The bundle directory: absolute, as named (symbolic links kept; `..` resolved).
     public let path: String
     /// The app whose selected language the bundle follows.
     public let app: String?
@@ -83,8 +83,9 @@ public final class LiveBundle: Sendable {
     /// is false) follows lprojd in the background.
     public init(path: String, app: String? = nil, options: Options = Options()) throws(Failure) {
         let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        var canonical = absolute
-        if let resolved = realpath(absolute, nil) {
+        // Links kept (a deploy's `current/Resources` is followed through its swaps), `..` resolved.
+        var canonical = PathText.tidy(absolute)
+        if canonical.split(separator: "/").contains(".."), let resolved = realpath(absolute, nil) {
             canonical = String(cString: resolved)
             free(resolved)
         }

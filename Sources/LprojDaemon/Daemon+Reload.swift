@@ -82,17 +82,23 @@ extension Daemon {
         log.info("reloaded: watching \(roots.joined(separator: ", ")): \(catalog.bundleCount) bundles, \(catalog.served.count) tables")
     }
 
-    /// `roots` made canonical (symlinks resolved, duplicates dropped); throws naming the first that is not a directory.
+    /// `roots` as configured, made absolute and tidy (`//` and `.` gone;
+    /// a root with `..` is resolved) but **not** through its symbolic links:
+    /// a root reached through a link (`/srv/app/current/Resources`) is served
+    /// under that path, and a swap of the link is followed. Duplicates
+    /// dropped; throws naming the first that is not a directory.
     static func canonicalRoots(_ roots: [String]) throws(DaemonError) -> [String] {
         guard !roots.isEmpty else { throw DaemonError("no root to watch: give --root DIR or Root= in [Watch]") }
         var canonical: [String] = []
         for root in roots {
-            guard let resolved = realpath(root, nil) else {
-                throw DaemonError("root \(root): \(String(cString: strerror(errno)))")
+            var path = PathText.tidy(root)
+            if path.split(separator: "/").contains("..") {
+                guard let resolved = realpath(root, nil) else { throw DaemonError("root \(root): \(String(cString: strerror(errno)))") }
+                path = String(cString: resolved)
+                free(resolved)
             }
-            let path = String(cString: resolved)
-            free(resolved)
             var info = stat()
+            guard stat(path, &info) == 0 else { throw DaemonError("root \(root): \(String(cString: strerror(errno)))") }
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw DaemonError("root \(root): not a directory") }
             if !canonical.contains(where: { $0.hasSameBytes(as: path) }) { canonical.append(path) }
         }

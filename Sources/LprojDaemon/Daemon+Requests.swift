@@ -176,13 +176,18 @@ extension Daemon {
         }
     }
 
-    /// A bundle path from a request, made canonical (symlinks and `..`
-    /// resolved) and checked to be under a root.
+    /// A bundle path from a request, as the catalog names it: under a root
+    /// as configured (links kept: `/srv/app/current/Resources`), or resolved
+    /// (links and `..`) and mapped onto the root whose target holds it.
+    /// Where the path leads (links resolved) must lie under a root's target:
+    /// a link inside a root never lets a request out of it.
     func resolveBundle(_ path: String, field: String) -> Result<String, ProtocolError> {
         guard path.hasPrefix("/") else { return .failure(ProtocolError(.invalidField, "a bundle is an absolute path", field: field)) }
         guard !path.utf8.contains(0), path.utf8.count <= 4096 else {
             return .failure(ProtocolError(.invalidField, "not a usable path", field: field))
         }
+        let tidy = PathText.tidy(path)
+        let lexical = tidy.split(separator: "/").contains("..") ? nil : tidy
         // Resolve the longest part that exists; what follows may not exist yet, but may not climb.
         var components = path.split(separator: "/").map(String.init)
         var rest: [String] = []
@@ -202,10 +207,16 @@ extension Daemon {
             return .failure(ProtocolError(.outsideRoots, "\(path) climbs out of a directory that does not exist", field: field))
         }
         let canonical = ([resolved!] + rest.filter { $0 != "." }).joined(separator: "/").replacingSlashes()
-        guard roots.contains(where: { ExactName(canonical).isWithin($0) }) else {
-            return .failure(ProtocolError(.outsideRoots, "\(path) is outside every watched root", field: field))
+        for root in roots {
+            guard let real = realpath(root, nil) else { continue }
+            let target = String(cString: real)
+            free(real)
+            // Where it leads must be under the root's target (a link inside a root never leads out of it).
+            guard ExactName(canonical).isWithin(target) else { continue }
+            if let lexical, ExactName(lexical).isWithin(root) { return .success(lexical) }
+            return .success(root + String(canonical.utf8.dropFirst(target.utf8.count))!)
         }
-        return .success(canonical)
+        return .failure(ProtocolError(.outsideRoots, "\(path) is outside every watched root", field: field))
     }
 }
 

@@ -282,7 +282,8 @@ public final class Daemon {
             publish(catalog.refresh(paths))
             publisher.resyncEveryone(.overflow)
         } else if !batch.events.isEmpty {
-            let paths = pending.take(batch.events, at: received, isKnown: catalog.knows, knownFiles: catalog.files(under:))
+            let paths = pending.take(Self.readingSwappedRootsNow(batch.events, knownFiles: catalog.files(under:)), at: received,
+                                     isKnown: catalog.knows, knownFiles: catalog.files(under:))
             refresh(paths)
             log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)")
         }
@@ -323,6 +324,21 @@ public final class Daemon {
             }
         }
         publish(catalog.apply(loaded))
+    }
+
+    /// A root whose link was swapped (a deploy's `current`) is read at once,
+    /// whole: its files as listed in the new target and those known from the
+    /// old become `written` (a release is complete when its link moves), so
+    /// each table publishes the difference between the two in one change.
+    static func readingSwappedRootsNow(_ events: [FileEvent], knownFiles: (String) -> [String]) -> [FileEvent] {
+        let swapped = events.compactMap { if case .rootSwapped(let root) = $0 { root } else { nil } }
+        guard !swapped.isEmpty else { return events }
+        var result = events.map { event -> FileEvent in
+            if case .listed(let path) = event, swapped.contains(where: { ExactName(path).isWithin($0) }) { return .written(path) }
+            return event
+        }
+        for root in swapped { result += knownFiles(root).map { .written($0) } }
+        return result
     }
 
     /// Whether the file at `path`, or its directory or the one above, is among `queued`.

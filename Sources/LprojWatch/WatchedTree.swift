@@ -99,7 +99,10 @@ public final class WatchedTree {
         loop = WatchLoop(roots: roots, control: control, descriptor: found, controlDescriptor: controlWatch, isIgnored: isIgnored,
                          isExcluded: isExcluded)
         withoutActuallyEscaping(listed) { listed in
-            for root in loop.roots { _ = loop.watchTree(root, listing: listed) }
+            for root in loop.roots {
+                _ = loop.watchTree(root, listing: listed)
+                loop.watchLinks(of: root)
+            }
         }
     }
 
@@ -132,6 +135,7 @@ public final class WatchedTree {
         guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { throw StartError(description: "\(root): not a directory") }
         let root = root.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
         if !loop.roots.contains(where: { $0.hasSameBytes(as: root) }) { loop.roots.append(root) }
+        defer { loop.watchLinks(of: root) }
         return loop.watchTree(root).compactMap { if case .listed(let path) = $0 { path } else { nil } }
     }
 
@@ -290,6 +294,9 @@ private final class WatchLoop {
     var missingRoots: [ExactName: String] = [:]
     /// The watches on those parents (not watched directories of the tree).
     var parentWatches: [ExactName: Int32] = [:]
+    /// Directories that hold a symbolic link on the way to a root (`current`
+    /// in `/srv/app/current/Resources`), by watch: the link's name and its root.
+    var linkWatches: [Int32: [(name: String, root: String)]] = [:]
     /// Events read by `queuedPaths`, to start the next batch.
     private var carried: [RawEvent] = []
     /// Directories that could not be watched (the kernel's watch limit), by
@@ -420,6 +427,19 @@ private final class WatchLoop {
             events.append(.overflow)
             for root in roots { _ = watchTree(root) }   // pick up directories whose creation was lost
             return
+        }
+        if let links = linkWatches[event.descriptor], !event.name.isEmpty {
+            for link in links where link.name == event.name {
+                if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
+                    swapRoot(link.root, into: &events)
+                } else if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
+                    // The link went: the root is gone until a link of that name comes back.
+                    unwatchTree(link.root, removingFromKernel: true)
+                    events.append(.directoryGone(link.root))
+                }
+            }
+            // A directory outside the tree, watched for its links alone.
+            if let directory = directories[event.descriptor], watched[ExactName(directory + "/")] != event.descriptor { return }
         }
         if event.mask & UInt32(IN_IGNORED) != 0 {
             // The kernel dropped the watch (its directory was deleted, or we removed it).
@@ -565,6 +585,39 @@ private final class WatchLoop {
         }
         if unwatched.isEmpty { watchLimitReached = false }
         return Self.coalesce(events)
+    }
+
+    /// Watches the directories that hold symbolic links on the way to
+    /// `root`, so that a swap of any of them is seen (`rootSwapped`).
+    func watchLinks(of root: String) {
+        var prefix = ""
+        for component in root.split(separator: "/") {
+            let parent = prefix.isEmpty ? "/" : prefix
+            prefix += "/" + component
+            var info = stat()
+            guard lstat(prefix, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { continue }
+            let watch = inotify_add_watch(descriptor, parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) | UInt32(IN_MASK_ADD))
+            guard watch >= 0 else { continue }
+            if directories[watch] == nil { directories[watch] = parent }
+            if !(linkWatches[watch] ?? []).contains(where: { $0.name == String(component) && $0.root.hasSameBytes(as: root) }) {
+                linkWatches[watch, default: []].append((String(component), root))
+            }
+        }
+    }
+
+    /// A link on the way to `root` points elsewhere: the old target's
+    /// watches go, the new target is watched and listed under the root's path.
+    private func swapRoot(_ root: String, into events: inout [FileEvent]) {
+        unwatchTree(root, removingFromKernel: true)
+        missingRoots[ExactName(root)] = nil
+        events.append(.rootSwapped(root))
+        var info = stat()
+        guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            events.append(.directoryGone(root))
+            return
+        }
+        events += watchTree(root)
+        watchLinks(of: root)
     }
 
     /// Stops watching a root and what is under it.

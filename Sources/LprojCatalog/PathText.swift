@@ -1,0 +1,11 @@
+/// Paths as people and configuration name them, tidied without touching the
+/// disk: symbolic links are kept (a root or bundle reached through a link is
+/// served under the path that names it).
+public enum PathText {
+    /// `path` with `//` collapsed, `.` components dropped and no trailing
+    /// slash (`/` stays `/`); `..` is left for the caller to refuse or resolve.
+    public static func tidy(_ path: String) -> String {
+        let components = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
+        return (path.hasPrefix("/") ? "/" : "") + components.joined(separator: "/")
+    }
+}
