@@ -429,7 +429,7 @@ private final class WatchLoop {
             return
         }
         if let links = linkWatches[event.descriptor], !event.name.isEmpty {
-            for link in links where link.name == event.name {
+            for link in links where link.name == event.name && roots.contains(where: { $0.hasSameBytes(as: link.root) }) {
                 if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                     swapRoot(link.root, into: &events)
                 } else if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
@@ -623,6 +623,10 @@ private final class WatchLoop {
     /// Stops watching a root and what is under it.
     func removeRoot(_ root: String) {
         roots.removeAll { $0.hasSameBytes(as: root) }
+        for (watch, links) in linkWatches {
+            let kept = links.filter { !$0.root.hasSameBytes(as: root) }
+            linkWatches[watch] = kept.isEmpty ? nil : kept
+        }
         unwatchTree(root, removingFromKernel: true)
         if let parent = missingRoots.removeValue(forKey: ExactName(root)) { releaseParentWatch(parent) }
     }
