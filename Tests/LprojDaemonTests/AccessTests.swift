@@ -5,7 +5,7 @@ import XCTest
 /// as another user (nobody, through setpriv) is refused or limited.
 final class AccessTests: XCTestCase {
     func testAllowUsersRefusesOthersAndSelectUsersLimitsMutations() throws {
-        guard getuid() == 0 else { throw XCTSkip("connecting as another user needs root (setpriv)") }
+        try requirement(getuid() == 0, "connecting as another user needs root (setpriv)")
         for (access, statusExpected, selectExpected) in [("AllowUsers=root", Int32(1), Int32(1)),
                                                          ("SelectUsers=root", Int32(0), Int32(1)),
                                                          ("AllowGroups=nogroup", Int32(0), Int32(0))] {

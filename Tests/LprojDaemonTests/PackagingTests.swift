@@ -11,9 +11,9 @@ final class PackagingTests: XCTestCase {
 
     override func setUpWithError() throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let stage = environment["LPROJ_STAGE"], let package = environment["LPROJ_DEB"] else {
-            throw XCTSkip("the installed tree and the package are staged by `make test` (LPROJ_STAGE, LPROJ_DEB)")
-        }
+        try requirement(environment["LPROJ_STAGE"] != nil && environment["LPROJ_DEB"] != nil,
+                        "the installed tree and the package are staged by `make test` (LPROJ_STAGE, LPROJ_DEB)")
+        let (stage, package) = (environment["LPROJ_STAGE"]!, environment["LPROJ_DEB"]!)
         self.stage = stage
         self.package = package
     }
