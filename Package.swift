@@ -19,7 +19,7 @@ let package = Package(
     ],
     targets: [
         // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
-        .target(name: "LprojTables"),
+        .target(name: "LprojTables", dependencies: ["CLinux"]),
         // ICU behind a C surface: likely subtags, parent locales, plural rules.
         .target(
             name: "CICUShim",

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 int lproj_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
@@ -104,3 +105,10 @@ void *lproj_prepare_thread_heap(size_t bytes) {
 }
 
 void lproj_release_thread_heap(void *top) { free(top); }
+
+int lproj_filesystem_type(const char *path, uint64_t *type) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    *type = (uint64_t)(unsigned long)info.f_type & 0xFFFFFFFFu;
+    return 0;
+}

@@ -25,25 +25,29 @@ public struct LocalizedBundle: Sendable {
 
     /// Reads the bundle directory `path` by the rule the daemon follows
     /// (`TablePlace`): every `*.lproj/*.strings|stringsdict` and
-    /// `*.xcstrings` directly in it, symbolic links not followed, `exclusions`
+    /// `*.xcstrings` directly in it, symbolic links followed where `links`
+    /// says (by default: links that lead inside the bundle — the daemon's
+    /// rule, `LinkPolicy`, with the bundle for its roots), `exclusions`
     /// left out, a file with errors contributing nothing.
-    public static func load(path: String, limits: TableLimits = TableLimits(), exclusions: Exclusions? = nil)
+    public static func load(path: String, limits: TableLimits = TableLimits(), exclusions: Exclusions? = nil, links: LinkPolicy? = nil)
         throws(TableReadError) -> LocalizedBundle {
+        let links = links ?? LinkPolicy(under: [path])
         let bundlePlaces = DirectoryPlaces(path)
         var layers: [String: [String: [(layer: TableLayers.Layer, table: Table)]]] = [:]
         var diagnostics: [Diagnostic] = []
+        var reader = TableFileReader(limits: limits)
         func read(_ filePath: String) -> TableFile? {
-            guard exclusions?.excludes(filePath) != true, let file = try? TableFile.read(path: filePath, limits: limits) else { return nil }
+            guard exclusions?.excludes(filePath) != true, let file = try? reader.read(path: filePath, links: links) else { return nil }
             diagnostics += file.diagnostics
             return file.hasErrors ? nil : file
         }
-        for (child, kind) in try Directory.entries(of: path) {
+        for (child, kind) in try entries(of: path, following: links) {
             let childPath = path + "/" + child
             switch kind {
             case .directory:
                 let places = DirectoryPlaces(childPath, bundleLike: path)
                 guard places.lproj != nil, exclusions?.excludes(childPath) != true,
-                      let files = try? Directory.entries(of: childPath) else { continue }
+                      let files = try? entries(of: childPath, following: links) else { continue }
                 for (name, kind) in files where kind == .file {
                     // A catalog inside an .lproj is that directory's own, not this bundle's.
                     guard let place = places.place(ofFile: name), let localization = place.localization,
@@ -68,33 +72,13 @@ public struct LocalizedBundle: Sendable {
     }
 }
 
-/// Listing directories without Foundation's FileManager overhead: names
-/// with their kind, symbolic links and other kinds left out (`TablePlace`:
-/// links are not followed).
-enum Directory {
-    enum Kind {
-        case directory
-        case file
-    }
-
-    static func entries(of path: String) throws(TableReadError) -> [(name: String, kind: Kind)] {
-        guard let directory = opendir(path) else {
+extension LocalizedBundle {
+    /// A directory's entries in byte order, links followed as `links` says.
+    private static func entries(of path: String, following links: LinkPolicy) throws(TableReadError)
+        -> [(name: String, kind: DirectoryListing.Kind)] {
+        var entries: [(name: String, kind: DirectoryListing.Kind)] = []
+        guard DirectoryListing.forEachName(of: path, following: links, { entries.append(($0, $1)) }) else {
             throw TableReadError(path: path, reason: String(cString: strerror(errno)))
-        }
-        defer { closedir(directory) }
-        var entries: [(name: String, kind: Kind)] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
-            }
-            guard name != ".", name != ".." else { continue }
-            var type = entry.pointee.d_type
-            if type == UInt8(DT_UNKNOWN) {
-                var info = stat()
-                guard lstat(path + "/" + name, &info) == 0 else { continue }
-                type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0
-            }
-            if type == UInt8(DT_DIR) { entries.append((name, .directory)) } else if type == UInt8(DT_REG) { entries.append((name, .file)) }
         }
         return entries.sorted { ExactName($0.name) < ExactName($1.name) }
     }

@@ -77,6 +77,8 @@ final class Catalog {
     /// Per bundle, per localization: how many tables are served.
     private(set) var tableCounts: [ExactName: [ExactName: Int]] = [:]
     var exclusions: Exclusions
+    /// Which symbolic links are followed (`LinkPolicy`: into the roots).
+    var links: LinkPolicy
     /// Reads what `refresh` is given (its buffer kept from one save to the next).
     private var reader: TableFileReader
     /// What a table file may be (its reader's limits).
@@ -88,8 +90,9 @@ final class Catalog {
     private(set) var filesParsed: UInt64 = 0
     private(set) var parseFailures: UInt64 = 0
 
-    init(limits: TableLimits, exclusions: Exclusions) {
+    init(limits: TableLimits, exclusions: Exclusions, links: LinkPolicy = .nowhere) {
         self.exclusions = exclusions
+        self.links = links
         reader = TableFileReader(limits: limits)
     }
 
@@ -143,7 +146,7 @@ final class Catalog {
         var pending = roots
         while let directory = pending.popLast() {
             let places = DirectoryPlaces(directory)
-            DirectoryListing.forEachEntry(of: directory) { name, path, kind in
+            DirectoryListing.forEachEntry(of: directory, following: links) { name, path, kind in
                 guard !exclusions.excludes(path) else { return }
                 switch kind {
                 case .directory: pending.append(path)
@@ -172,7 +175,7 @@ final class Catalog {
     /// Reads and parses the table files among `paths` with the catalog's
     /// reader (other files and excluded ones are left out): `apply` takes the result.
     func read(_ paths: some Sequence<String>) -> [Loaded] {
-        Self.load(paths, with: &reader, exclusions: exclusions)
+        Self.load(paths, with: &reader, exclusions: exclusions, links: links)
     }
 
     /// Whether the catalog has a record of the file at `path`.
@@ -189,7 +192,7 @@ final class Catalog {
     /// excluded ones are left out). Pure, so any thread may call it; a long
     /// list is read on every core unless `inParallel` is false.
     /// `reader` reads them here (other threads get readers with its limits).
-    static func load(_ paths: some Sequence<String>, with reader: inout TableFileReader, exclusions: Exclusions,
+    static func load(_ paths: some Sequence<String>, with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
                      inParallel: Bool = true) -> [Loaded] {
         // Consecutive paths of one directory are read as one.
         var directories: [ListedDirectory] = []
@@ -208,13 +211,13 @@ final class Catalog {
             names = [name]
         }
         if let current = directory { directories.append(ListedDirectory(path: String(current), files: names)) }
-        return load(directories, with: &reader, exclusions: exclusions, inParallel: inParallel)
+        return load(directories, with: &reader, exclusions: exclusions, links: links, inParallel: inParallel)
     }
 
     /// Reads and parses the table files in `directories` (other files and
     /// excluded ones are left out), each directory opened once. `listed`:
     /// the files were just listed as regular files (not checked again).
-    static func load(_ directories: [ListedDirectory], with reader: inout TableFileReader, exclusions: Exclusions,
+    static func load(_ directories: [ListedDirectory], with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
                      inParallel: Bool = true, listed: Bool = false) -> [Loaded] {
         var candidates: [(path: String, name: String, place: Place)] = []
         var runs: [(directory: String, files: Range<Int>)] = []
@@ -233,7 +236,7 @@ final class Catalog {
             }
             if candidates.count > first { runs.append((directory.path, first..<candidates.count)) }
         }
-        return read(candidates, runs: runs, with: &reader, inParallel: inParallel, listed: listed)
+        return read(candidates, runs: runs, with: &reader, links: links, inParallel: inParallel, listed: listed)
     }
 
     /// Takes in what `load` read and returns what changed for subscribers,
@@ -299,7 +302,7 @@ final class Catalog {
 
     /// Reads and parses files; many at once on every core (`ReadingThreads`: parsing is pure), a few on this thread.
     private static func read(_ candidates: [(path: String, name: String, place: Place)], runs: [(directory: String, files: Range<Int>)],
-                             with reader: inout TableFileReader, inParallel: Bool, listed: Bool) -> [Loaded] {
+                             with reader: inout TableFileReader, links: LinkPolicy, inParallel: Bool, listed: Bool) -> [Loaded] {
         let limits = reader.limits
         // Each result is made where it is stored: nothing is copied (and retained) after.
         return Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
@@ -312,10 +315,10 @@ final class Catalog {
                 defer { if directory >= 0 { close(directory) } }
                 for index in range {
                     let (path, name, place) = candidates[index]
-                    // Links are not followed (`TablePlace`): the walk skips them, and so does a read.
+                    // A link is read where it leads into a root (`LinkPolicy`), as the walk follows it.
                     let outcome = Result { () throws(TableReadError) in
                         try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed,
-                                        followingLinks: false)
+                                        links: links)
                     }
                     (results.baseAddress! + index).initialize(to: Loaded(path: ExactName(path), place: place, outcome: outcome))
                 }

@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LprojCatalog
 import LprojProtocol
+import LprojTables
 
 /// Everything that decides how the daemon runs: what it watches, where it
 /// listens and for whom, its limits, where it keeps state. Read from
@@ -35,8 +37,28 @@ public struct Configuration: Sendable, Equatable {
     /// How long a file found in a new directory must see no write before it
     /// is read (when no `IN_CLOSE_WRITE` says it is complete first).
     public var quietPeriod: Duration = .milliseconds(100)
-    /// How often directories that could not be watched (the kernel's watch limit) are listed for changes.
+    /// How often polled directories are listed for changes: those of polled
+    /// roots, and those a kernel limit kept from being watched or listed.
     public var pollInterval: Duration = .seconds(2)
+    /// Whether a root is polled instead of watched with inotify.
+    public enum PollMode: String, Sendable, Equatable, CaseIterable {
+        /// Polled when `statfs` says it is on a filesystem inotify does not see whole (NFS, SMB, FUSE, 9p…).
+        case auto
+        case on
+        case off
+    }
+    /// How roots not named in `pollRoots` are polled.
+    public var pollDefault: PollMode = .auto
+    /// Roots with a mode of their own (`Poll=on /mnt/nfs/app`), by path as given.
+    public var pollRoots: [String: PollMode] = [:]
+    /// Directories outside the roots that symbolic links inside them may
+    /// lead to (the roots themselves always may).
+    public var followLinksTo: [String] = []
+
+    /// The polling mode of `root` (as configured).
+    public func pollMode(for root: String) -> PollMode {
+        pollRoots.first { PathText.tidy($0.key).hasSameBytes(as: PathText.tidy(root)) }?.value ?? pollDefault
+    }
 
     // [Socket]
     /// nil: the default rule (`SocketPath`).
@@ -97,6 +119,9 @@ public struct Configuration: Sendable, Equatable {
                 problems.append("[Watch] Root: \(root): not a directory")
             }
         }
+        for root in pollRoots.keys.sorted() where !roots.contains(where: { PathText.tidy($0).hasSameBytes(as: PathText.tidy(root)) }) {
+            problems.append("[Watch] Poll: \(root) is not a root (name a path given with Root=)")
+        }
         let socket = resolvedSocketPath(environment: environment)
         let socketDirectory = String(socket[..<(socket.lastIndex(of: "/") ?? socket.startIndex)])
         if let problem = Self.problem(making: socketDirectory.isEmpty ? "/" : socketDirectory) {
@@ -132,7 +157,9 @@ public struct Configuration: Sendable, Equatable {
         lines += roots.isEmpty ? ["Root="] : roots.map { "Root=\($0)" }
         lines += excludes.map { "Exclude=\($0)" }
         lines += ["RemovalGrace=\(Self.milliseconds(removalGrace))ms", "QuietPeriod=\(Self.milliseconds(quietPeriod))ms",
-                  "PollInterval=\(Self.milliseconds(pollInterval))ms"]
+                  "PollInterval=\(Self.milliseconds(pollInterval))ms", "Poll=\(pollDefault.rawValue)"]
+        lines += pollRoots.keys.sorted().map { "Poll=\(pollRoots[$0]!.rawValue) \($0)" }
+        lines += followLinksTo.map { "FollowLinksTo=\($0)" }
         lines += ["", "[Socket]", "Path=\(resolvedSocketPath(environment: environment))",
                   "Mode=0" + String(socketMode, radix: 8), "Group=\(socketGroup?.name ?? "")",
                   "", "[Access]", "AllowUsers=\(list(allowUsers))", "AllowGroups=\(list(allowGroups))",

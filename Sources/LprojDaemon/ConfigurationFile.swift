@@ -81,6 +81,30 @@ public enum ConfigurationFile {
         case ("Watch", "PollInterval"):
             configuration.pollInterval = try duration(value, maximum: .seconds(3600))
             guard configuration.pollInterval >= .milliseconds(50) else { throw ValueError("must be at least 50ms") }
+        case ("Watch", "Poll"):
+            // `Poll=MODE` for every root, `Poll=MODE ROOT...` for those; empty: every root back to auto.
+            var fields = words(value)
+            guard !fields.isEmpty else {
+                configuration.pollDefault = .auto
+                configuration.pollRoots = [:]
+                return
+            }
+            let modeText = fields.removeFirst()
+            guard let mode = Configuration.PollMode(rawValue: modeText) else {
+                throw ValueError("expected auto, on or off (then, optionally, the roots it is for), not '\(modeText)'")
+            }
+            if fields.isEmpty { configuration.pollDefault = mode }
+            for root in fields {
+                guard root.hasPrefix("/") else { throw ValueError("a root must be an absolute path, not '\(root)'") }
+                configuration.pollRoots[root] = mode
+            }
+        case ("Watch", "FollowLinksTo"):
+            if value.isEmpty { configuration.followLinksTo = [] } else {
+                for path in words(value) {
+                    guard path.hasPrefix("/") else { throw ValueError("expected absolute paths, not '\(path)'") }
+                    configuration.followLinksTo.append(path)
+                }
+            }
         case ("Socket", "Path"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the socket path must be absolute, not '\(value)'") }
             guard value.utf8.count <= 107 else { throw ValueError("a socket path holds at most 107 bytes") }

@@ -52,12 +52,19 @@ extension Daemon {
 
         let gone = roots.filter { old in !newRoots.contains { $0.hasSameBytes(as: old) } }
         let added = newRoots.filter { root in !roots.contains { $0.hasSameBytes(as: root) } }
-        let exclusionsChanged = new.excludes != configuration.excludes
+        let exclusionsChanged = new.excludes != configuration.excludes || new.followLinksTo != configuration.followLinksTo
         configuration = new
         roots = newRoots
         let exclusions = Exclusions(patterns: new.excludes, roots: newRoots)
         catalog.exclusions = exclusions
         tree?.setExclusion { exclusions.excludes($0) }
+        let links = Self.linkPolicy(roots: newRoots, configuration: new)
+        catalog.links = links
+        tree?.setLinkPolicy(links)
+        // Roots added are polled or watched by the new rules (a root kept keeps how it is followed).
+        let polled = Self.polledRoots(added, configuration: new, log: log)
+        polledRoots = polledRoots.filter { root, _ in newRoots.contains { $0.hasSameBytes(as: root) } }.merging(polled) { $1 }
+        tree?.setPolledRoots(Array(polledRoots.keys))
         for root in gone {
             tree?.removeRoot(root)
             publish(catalog.forget(under: root))
@@ -73,12 +80,12 @@ extension Daemon {
             }
         }
         if exclusionsChanged {
-            // What is excluded now goes; what is let in is watched and read.
+            // What is excluded now goes (and links no longer followed); what is let in is watched and read.
             listed += tree?.rewalk() ?? []
             publish(catalog.forget(catalog.files.keys.map(\.string).filter { exclusions.excludes($0) }))
         }
         refresh(listed)
-        checkWatchLimit()
+        checkPolling()
         log.info("reloaded: watching \(roots.joined(separator: ", ")): \(catalog.bundleCount) bundles, \(catalog.served.count) tables")
     }
 

@@ -156,10 +156,15 @@ extension Daemon {
                           queuedBytes: $0.session.queuedBytes)
         }
         let uptime = ContinuousClock.now - started
+        let polled = (tree?.polledRoots ?? []).map { root, lastScan in
+            Status.PolledRoot(root: root, reason: polledRoots[root] ?? "Poll=on", lastScanSecondsAgo: lastScan.map { -$0.timeIntervalSinceNow })
+        }
         return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: publisher.instance, clock: clock,
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                                    roots: roots, watches: watchCount, bundles: catalog.bundles.count, tables: catalog.served.count,
-                                   clients: clients, counters: counters, lastError: lastError, warnings: watchWarning.map { [$0] }))
+                                   clients: clients, counters: counters, lastError: lastError,
+                                   warnings: limitWarnings.isEmpty ? nil : limitWarnings.keys.sorted().map { limitWarnings[$0]! },
+                                   polledRoots: polled.isEmpty ? nil : polled))
     }
 
     func sync(_ request: Sync, client: ClientConnection, id: RequestID) -> Answer<Sync.Reply> {

@@ -47,10 +47,17 @@ public final class Daemon {
     private let timer: Int32
     /// When the timer is set to fire (nil: disarmed).
     private var timerDeadline: ContinuousClock.Instant?
-    /// When the directories that could not be watched are listed next (nil: every directory is watched).
+    /// When the polled directories are listed next, and the files that
+    /// could not be opened read again (nil: nothing is polled).
     private var nextPoll: ContinuousClock.Instant?
-    /// Why some directories are polled (the watch limit), for `status` and the log; nil when none are.
-    var watchWarning: String?
+    /// What a kernel limit keeps from working as it should, by limit
+    /// (`watches`, `descriptors`): logged once per episode, shown in `status`.
+    var limitWarnings: [String: String] = [:]
+    /// The roots polled instead of watched, with why.
+    var polledRoots: [String: String] = [:]
+    /// Table files that could not be opened for want of file descriptors:
+    /// their tables stay as they were, and they are read again each poll.
+    var unreadable = Set<ExactName>()
     var tree: WatchedTree?
     private var markers: MarkerSync<PendingSync>?
     var pending: PendingChanges
@@ -97,7 +104,9 @@ public final class Daemon {
                               historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes)
         pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
         let exclusions = Exclusions(patterns: configuration.excludes, roots: canonical)
-        catalog = Catalog(limits: TableLimits(maximumFileBytes: configuration.maximumTableBytes), exclusions: exclusions)
+        let links = Self.linkPolicy(roots: canonical, configuration: configuration)
+        catalog = Catalog(limits: TableLimits(maximumFileBytes: configuration.maximumTableBytes), exclusions: exclusions, links: links)
+        polledRoots = Self.polledRoots(canonical, configuration: configuration, log: log)
         access = AccessPolicy(configuration, ownUser: getuid())
         do throws(SelectionError) {
             selections = try Selections(stateDirectory: configuration.resolvedStateDirectory(environment: environment))
@@ -124,10 +133,12 @@ public final class Daemon {
         // while the walk goes on.
         let startedWatching = ContinuousClock.now
         Catalog.warmUp()
-        let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions)
+        let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions, links: links)
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
-            walked = .success(try WatchedTree(roots: canonical, isExcluded: { exclusions.excludes($0) }, listed: { firstLoad.read($0) }))
+            walked = .success(try WatchedTree(roots: canonical, isExcluded: { exclusions.excludes($0) }, links: links,
+                                              polled: Array(polledRoots.keys), noteSkippedLink: Self.linkNoter(log),
+                                              listed: { firstLoad.read($0) }))
         } catch {
             walked = .failure(error)
         }
@@ -165,27 +176,86 @@ public final class Daemon {
         if let tree { add(tree.descriptor, events: interestIn) }
         add(signals, events: interestIn)
         add(timer, events: interestIn)
-        checkWatchLimit()
+        checkPolling()
     }
 
-    /// Says (once per episode) that the watch limit left directories
-    /// unwatched, and starts or stops polling them.
-    func checkWatchLimit() {
-        let count = tree?.unwatchedCount ?? 0
-        guard count > 0 else {
-            if watchWarning != nil { log.info("every directory is watched again: polling stops") }
-            watchWarning = nil
-            nextPoll = nil
-            return
+    /// Says (once per episode) what a kernel limit keeps from being
+    /// watched or read, and starts polling while anything is polled (or
+    /// waits to be read), or stops it.
+    func checkPolling() {
+        let interval = "\(Configuration.milliseconds(configuration.pollInterval)) ms"
+        let unwatched = tree?.unwatchedCount ?? 0
+        var watchWarning: String?
+        if unwatched > 0 {
+            let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_user_watches") ?? "?"
+            watchWarning = "\(unwatched) directories are not watched: the inotify watch limit is reached (fs.inotify.max_user_watches = "
+                + "\(limit); raise it, e.g. sysctl fs.inotify.max_user_watches=\(max(524_288, (Int(limit) ?? 0) * 2))); "
+                + "they are polled every \(interval)"
         }
-        let limit = (try? String(contentsOfFile: "/proc/sys/fs/inotify/max_user_watches", encoding: .utf8))?
-            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
-        let warning = "\(count) directories are not watched: the inotify watch limit is reached (fs.inotify.max_user_watches = \(limit);"
-            + " raise it, e.g. sysctl fs.inotify.max_user_watches=\(max(524_288, (Int(limit) ?? 0) * 2))); they are polled every "
-            + "\(Configuration.milliseconds(configuration.pollInterval)) ms"
-        if watchWarning == nil { log.warning(warning) }
-        watchWarning = warning
-        if nextPoll == nil { nextPoll = .now + configuration.pollInterval }
+        note(watchWarning, for: "watches", over: "every directory is watched again: polling stops")
+        var descriptorWarning: String?
+        if tree?.descriptorLimitReached == true || !unreadable.isEmpty {
+            var limits = rlimit()
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+            descriptorWarning = "out of file descriptors (EMFILE: this process may open \(limits.rlim_cur) — raise LimitNOFILE= in the "
+                + "unit or ulimit -n; ENFILE: the system's fs.file-max = \(Self.firstLine(of: "/proc/sys/fs/file-max") ?? "?")): "
+                + "\(unreadable.count) table file(s) keep their last contents and are read again every \(interval)"
+        }
+        note(descriptorWarning, for: "descriptors", over: "file descriptors are available again: every table file is read")
+        if tree?.isPolling == true || !unreadable.isEmpty {
+            if nextPoll == nil { nextPoll = .now + configuration.pollInterval }
+        } else {
+            nextPoll = nil
+        }
+    }
+
+    /// Logs `warning` when it is new for `limit`, or `over` when the limit no longer bites.
+    private func note(_ warning: String?, for limit: String, over: String) {
+        if let warning {
+            if limitWarnings[limit] == nil { log.warning(warning) }
+            limitWarnings[limit] = warning
+        } else if limitWarnings.removeValue(forKey: limit) != nil {
+            log.info(over)
+        }
+    }
+
+    /// The first line of a small file (a sysctl under /proc).
+    private static func firstLine(of path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+    }
+
+    /// Which links inside the roots are followed: into the roots and `FollowLinksTo=`.
+    static func linkPolicy(roots: [String], configuration: Configuration) -> LinkPolicy {
+        LinkPolicy(under: roots + configuration.followLinksTo.map(PathText.tidy))
+    }
+
+    /// What the watched tree says of a link it skips (a warning, once per link and reason).
+    static func linkNoter(_ log: Log) -> (String, String) -> Void {
+        { path, reason in log.warning("\(path): symbolic link not followed: \(reason)") }
+    }
+
+    /// The roots to poll instead of watching (`[Watch] Poll=`), with why;
+    /// logged. `auto` polls a root on a filesystem inotify does not see whole.
+    static func polledRoots(_ roots: [String], configuration: Configuration, log: Log) -> [String: String] {
+        var polled: [String: String] = [:]
+        let interval = "\(Configuration.milliseconds(configuration.pollInterval)) ms"
+        for root in roots {
+            switch configuration.pollMode(for: root) {
+            case .off:
+                if let filesystem = RemoteFilesystem.name(at: root) {
+                    log.warning("\(root) is on \(filesystem), but Poll=off: changes made on other hosts are not seen")
+                }
+            case .on:
+                polled[root] = "Poll=on"
+                log.info("\(root): polled every \(interval) (Poll=on), not watched")
+            case .auto:
+                guard let filesystem = RemoteFilesystem.name(at: root) else { continue }
+                polled[root] = "on \(filesystem)"
+                log.warning("\(root) is on \(filesystem), where inotify does not see changes made on other hosts: polled every "
+                            + "\(interval) instead (Poll=off \(root) to watch it with inotify alone)")
+            }
+        }
+        return polled
     }
 
     /// Directories watched now.
@@ -282,13 +352,13 @@ public final class Daemon {
             publish(catalog.refresh(paths))
             publisher.resyncEveryone(.overflow)
         } else if !batch.events.isEmpty {
-            let paths = pending.take(Self.readingSwappedRootsNow(batch.events, knownFiles: catalog.files(under:)), at: received,
+            let paths = pending.take(Self.readingSwappedLinksNow(batch.events, knownFiles: catalog.files(under:)), at: received,
                                      isKnown: catalog.knows, knownFiles: catalog.files(under:))
             refresh(paths)
             log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)")
         }
-        // New directories may have met the watch limit (or freed watches let polled ones be watched).
-        if (tree?.unwatchedCount ?? 0) > 0 || watchWarning != nil { checkWatchLimit() }
+        // New directories may have met a limit (or freed watches let polled ones be watched).
+        if tree?.isPolling == true || !limitWarnings.isEmpty { checkPolling() }
         if var markers {
             for sync in markers.settle(batch) { settling.append((pending.lastTicket, sync)) }
             self.markers = markers
@@ -307,6 +377,13 @@ public final class Daemon {
     func refresh(_ paths: [String], holdingEmpty: Bool = true) {
         guard !paths.isEmpty else { return }
         var loaded = catalog.read(paths)
+        // Out of descriptors: the file stays as it was, and is read again at the next poll.
+        loaded.removeAll { item in
+            guard case .failure(let error) = item.outcome, error.isOutOfDescriptors else { return false }
+            unreadable.insert(item.path)
+            return true
+        }
+        if !unreadable.isEmpty { checkPolling() }
         if let queued = tree?.queuedPaths(), !queued.isEmpty {
             let before = loaded.count
             loaded.removeAll { Self.isOvertaken($0.path.string, by: queued) }
@@ -330,8 +407,8 @@ public final class Daemon {
     /// whole: its files as listed in the new target and those known from the
     /// old become `written` (a release is complete when its link moves), so
     /// each table publishes the difference between the two in one change.
-    static func readingSwappedRootsNow(_ events: [FileEvent], knownFiles: (String) -> [String]) -> [FileEvent] {
-        let swapped = events.compactMap { if case .rootSwapped(let root) = $0 { root } else { nil } }
+    static func readingSwappedLinksNow(_ events: [FileEvent], knownFiles: (String) -> [String]) -> [FileEvent] {
+        let swapped = events.compactMap { if case .linkSwapped(let root) = $0 { root } else { nil } }
         guard !swapped.isEmpty else { return events }
         var result = events.map { event -> FileEvent in
             if case .listed(let path) = event, swapped.contains(where: { ExactName(path).isWithin($0) }) { return .written(path) }
@@ -355,12 +432,17 @@ public final class Daemon {
     /// Reads what waited and is due; lists the unwatched directories when their time has come.
     private func timerFired() {
         refresh(pending.takeDue(at: .now), holdingEmpty: false)
-        if let poll = nextPoll, poll <= .now, let events = tree?.pollUnwatched() {
-            nextPoll = .now + configuration.pollInterval
+        if let poll = nextPoll, poll <= .now {
+            nextPoll = nil
+            let events = tree?.pollUnwatched() ?? []
             if !events.isEmpty {
-                refresh(pending.take(events, at: .now, isKnown: catalog.knows, knownFiles: catalog.files(under:)))
+                refresh(pending.take(Self.readingSwappedLinksNow(events, knownFiles: catalog.files(under:)), at: .now, isKnown: catalog.knows,
+                                     knownFiles: catalog.files(under:)))
             }
-            checkWatchLimit()
+            let retried = unreadable
+            unreadable = []
+            refresh(retried.map(\.string))
+            checkPolling()
         }
         answerSettledSyncs()
     }

@@ -30,6 +30,7 @@ final class FirstLoad: Sendable {
     }
 
     private let exclusions: Exclusions
+    private let links: LinkPolicy
     private let limits: TableLimits
     private let state = Mutex(State())
     /// Signalled for each batch listed, and once per worker when the walk is over.
@@ -39,9 +40,10 @@ final class FirstLoad: Sendable {
     private let workers: Int
 
     /// Starts one worker per processor.
-    init(limits: TableLimits, exclusions: Exclusions) {
+    init(limits: TableLimits, exclusions: Exclusions, links: LinkPolicy) {
         self.limits = limits
         self.exclusions = exclusions
+        self.links = links
         workers = ReadingThreads.count
         for number in 0..<workers {
             let thread = Thread { [self] in readUntilWalked() }
@@ -103,7 +105,7 @@ final class FirstLoad: Sendable {
                 return (nil, state.walked)
             }
             if let directories {
-                let loaded = Catalog.load(directories, with: &reader, exclusions: exclusions, inParallel: false, listed: true)
+                let loaded = Catalog.load(directories, with: &reader, exclusions: exclusions, links: links, inParallel: false, listed: true)
                 state.withLock { $0.finished.append(loaded) }
                 progress.signal()
             } else if walked {

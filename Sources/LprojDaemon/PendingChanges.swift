@@ -78,7 +78,7 @@ struct PendingChanges {
                     if case .listed = entries[key]!.reason { entries[key] = nil }
                 }
                 for path in knownFiles(directory) { vanish(path, at: now, isKnown: true) }
-            case .directoryAppeared, .overflow, .rootSwapped:
+            case .directoryAppeared, .overflow, .linkSwapped:
                 break
             }
         }

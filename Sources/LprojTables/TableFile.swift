@@ -51,11 +51,15 @@ public struct TableReadError: Error, Hashable, Sendable, CustomStringConvertible
     public var reason: String
     /// The path is a symbolic link, and links were not to be followed.
     public var isSymbolicLink: Bool
+    /// The process (`EMFILE`) or the system (`ENFILE`) had no file
+    /// descriptor left: the file is as it was, try again later.
+    public var isOutOfDescriptors: Bool
 
-    public init(path: String, reason: String, isSymbolicLink: Bool = false) {
+    public init(path: String, reason: String, isSymbolicLink: Bool = false, isOutOfDescriptors: Bool = false) {
         self.path = path
         self.reason = reason
         self.isSymbolicLink = isSymbolicLink
+        self.isOutOfDescriptors = isOutOfDescriptors
     }
 
     public var description: String { "\(path): \(reason)" }
@@ -149,16 +153,16 @@ public struct TableFileReader {
     /// `listedAsRegular` the caller has just listed it as a regular file,
     /// so it is not `fstat`ed again: its size is found by reading.
     /// `name`, when given, is the file's name in `directory` (the last
-    /// component of `path`, not looked for again). Without
-    /// `followingLinks`, a symbolic link is refused (`isSymbolicLink`).
+    /// component of `path`, not looked for again). A symbolic link is read
+    /// only where `links` follows it (`isSymbolicLink` when it is refused).
     public mutating func read(path: String, directory: Int32? = nil, name: String? = nil, listedAsRegular: Bool = false,
-                              followingLinks: Bool = true) throws(TableReadError) -> TableFile {
+                              links: LinkPolicy = .everywhere) throws(TableReadError) -> TableFile {
         guard let format = TableFormat(path: path) else {
             throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
         }
         let limit = limits.maximumFileBytes
         return try withBytes(path: path, directory: directory, name: name, listedAsRegular: listedAsRegular,
-                             followingLinks: followingLinks) { bytes in
+                             links: links) { bytes in
             guard let bytes else { return TableFile.refused(path: path, format: format, limit: limit) }
             return TableFile(bytes: bytes, path: path, format: format)
         }
@@ -167,22 +171,36 @@ public struct TableFileReader {
     /// Calls `body` with the file's bytes (valid only during the call), or
     /// with nil when it is larger than the limit.
     mutating func withBytes<Result>(path: String, directory: Int32?, name: String? = nil, listedAsRegular: Bool,
-                                    followingLinks: Bool = true,
+                                    links: LinkPolicy = .everywhere,
                                     _ body: (UnsafeRawBufferPointer?) -> Result) throws(TableReadError) -> Result {
         let limit = limits.maximumFileBytes
         // Non-blocking: a FIFO named like a table must not hang the reader (it is refused below).
-        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (followingLinks ? 0 : O_NOFOLLOW)
-        let descriptor: Int32
-        if let directory, let name {
-            descriptor = openat(directory, name, flags)
-        } else if let directory, let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) {
-            descriptor = path.withCString { openat(directory, $0 + slash + 1, flags) }
-        } else {
-            descriptor = open(path, flags)
+        let flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY
+        func open(following: Bool) -> Int32 {
+            let flags = flags | (following ? 0 : O_NOFOLLOW)
+            if let directory, let name { return openat(directory, name, flags) }
+            if let directory, let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) {
+                return path.withCString { openat(directory, $0 + slash + 1, flags) }
+            }
+            return Glibc.open(path, flags)
+        }
+        let everywhere = if case .everywhere = links.scope { true } else { false }
+        var descriptor = open(following: everywhere)
+        var listedAsRegular = listedAsRegular
+        if descriptor < 0, errno == ELOOP, !everywhere {
+            // A link: followed only where the policy allows, checked on the file opened (not on a path that may be swapped meanwhile).
+            guard links.followsAny else { throw TableReadError(path: path, reason: "a symbolic link (not followed)", isSymbolicLink: true) }
+            descriptor = open(following: true)
+            if descriptor >= 0 {
+                guard let real = LinkPolicy.realPath(of: descriptor), links.allows(realPath: real) else {
+                    close(descriptor)
+                    throw TableReadError(path: path, reason: "a symbolic link out of every root (not followed)", isSymbolicLink: true)
+                }
+                listedAsRegular = false
+            }
         }
         guard descriptor >= 0 else {
-            if errno == ELOOP && !followingLinks { throw TableReadError(path: path, reason: "a symbolic link (not followed)", isSymbolicLink: true) }
-            throw TableReadError(path: path, reason: String(cString: strerror(errno)))
+            throw TableReadError(path: path, reason: String(cString: strerror(errno)), isOutOfDescriptors: errno == EMFILE || errno == ENFILE)
         }
         defer { close(descriptor) }
         // A reader kept for long (the daemon's) does not hold on to the buffer of an exceptionally large file.

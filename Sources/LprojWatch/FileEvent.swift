@@ -18,10 +18,12 @@ public enum FileEvent: Hashable, Sendable {
     case directoryAppeared(String)
     /// A directory was deleted or moved away; nothing under it is watched any more.
     case directoryGone(String)
-    /// A symbolic link on the way to this root (a release's `current`)
-    /// points elsewhere now: the tree under the root is watched anew, its
-    /// files follow as `listed` — every one of them may have changed.
-    case rootSwapped(String)
+    /// A symbolic link on the way to this directory points elsewhere now
+    /// (a release's `current` above a root; a ConfigMap's `..data` under
+    /// `en.lproj -> ..data/en.lproj` in one): the tree under it is watched
+    /// anew, its files follow as `listed` — every one of them may have
+    /// changed, and those known before that are not listed are gone.
+    case linkSwapped(String)
     /// The kernel's queue overflowed and events were lost: rescan the roots.
     case overflow
 
@@ -29,7 +31,7 @@ public enum FileEvent: Hashable, Sendable {
     public var path: String? {
         switch self {
         case .written(let path), .modified(let path), .listed(let path), .removed(let path), .directoryAppeared(let path),
-             .directoryGone(let path), .rootSwapped(let path): return path
+             .directoryGone(let path), .linkSwapped(let path): return path
         case .overflow: return nil
         }
     }

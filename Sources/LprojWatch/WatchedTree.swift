@@ -54,8 +54,17 @@ public final class WatchedTree {
     /// created meanwhile is listed, reported as an event, or both, never
     /// missed), so that the caller can read them while the walk goes on.
     /// All of them have been handed over when `init` returns.
+    ///
+    /// Symbolic links inside the roots are followed where `links` says
+    /// (`LinkPolicy`): a directory link is watched under its own path (and
+    /// a swap of it, or of a link on its way, is `linkSwapped`), a file
+    /// link is read where it leads; `noteSkippedLink` hears of each link
+    /// skipped, and why, once. Directories under `polled` roots are never
+    /// watched: they are listed every poll (`pollUnwatched`).
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
                 isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
+                links: LinkPolicy = .nowhere, polled: [String] = [],
+                noteSkippedLink: @escaping (_ path: String, _ reason: String) -> Void = { _, _ in },
                 listed: ([ListedDirectory]) -> Void = { _ in }) throws(StartError) {
         let claimed = Self.instanceExists.withLock { exists -> Bool in
             if exists { return false }
@@ -97,7 +106,8 @@ public final class WatchedTree {
         controlDirectory = control
         descriptor = found
         loop = WatchLoop(roots: roots, control: control, descriptor: found, controlDescriptor: controlWatch, isIgnored: isIgnored,
-                         isExcluded: isExcluded)
+                         isExcluded: isExcluded, links: links, noteSkippedLink: noteSkippedLink)
+        loop.polledRoots = polled.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         withoutActuallyEscaping(listed) { listed in
             for root in loop.roots {
                 _ = loop.watchTree(root, listing: listed)
@@ -116,15 +126,44 @@ public final class WatchedTree {
     /// Directories that could not be watched because the kernel's watch
     /// limit (`fs.inotify.max_user_watches`) was reached: they are listed
     /// and then polled (`pollUnwatched`) until a watch can be added.
-    public var unwatchedCount: Int { loop.unwatched.count }
+    public var unwatchedCount: Int {
+        loop.unwatched.keys.count { loop.watched[$0] == nil && !loop.isPolled($0.string) }
+    }
 
-    /// Lists the directories that could not be watched and returns what
-    /// changed in them since the last look, as inotify events would have
-    /// said it; a directory that can be watched now is watched from then on.
-    /// Call it every poll interval while `unwatchedCount` is above 0.
+    /// Whether a directory could not be listed for want of file descriptors
+    /// (`EMFILE`: the process's `RLIMIT_NOFILE`; `ENFILE`: the system's
+    /// `fs.file-max`): it is listed again by each poll until it can be.
+    public var descriptorLimitReached: Bool { loop.descriptorLimitReached }
+
+    /// Whether anything is listed by polls: directories of polled roots,
+    /// or ones a limit kept from being watched or listed.
+    public var isPolling: Bool { !loop.unwatched.isEmpty }
+
+    /// The roots polled instead of watched, with when each was last listed
+    /// whole (nil before the first poll: they were listed when they were added).
+    public var polledRoots: [(root: String, lastScan: Date?)] {
+        loop.polledRoots.map { ($0, loop.lastScans[ExactName($0)]) }
+    }
+
+    /// Lists the directories that are polled (those of polled roots, and
+    /// those a limit kept from being watched) and returns what changed in
+    /// them since the last look, as inotify events would have said it; a
+    /// directory a limit kept unwatched is watched once it can be. Call it
+    /// every poll interval while `isPolling`.
     public func pollUnwatched() -> [FileEvent] {
         guard !closed else { return [] }
         return loop.pollUnwatched()
+    }
+
+    /// Changes which links are followed; links met from then on (and at
+    /// the next look at each, after a change on its way) follow it.
+    public func setLinkPolicy(_ links: LinkPolicy) {
+        loop.links = links
+    }
+
+    /// Changes which roots are polled, for roots added from then on.
+    public func setPolledRoots(_ roots: [String]) {
+        loop.polledRoots = roots
     }
 
     /// Watches another root (a directory), then lists it: returns the table
@@ -255,9 +294,10 @@ struct FileStamp: Equatable {
     var modified: Int64 = 0
     var changed: Int64 = 0
 
+    /// Of the file at `path`, or of the file a link there leads to.
     init(_ path: String) {
         var info = stat()
-        guard lstat(path, &info) == 0 else { return }
+        guard stat(path, &info) == 0 else { return }
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
         modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
@@ -304,6 +344,33 @@ private final class WatchLoop {
     var unwatched: [ExactName: [String: FileStamp]] = [:]
     /// Whether a watch was refused for the limit (cleared once every directory is watched again).
     var watchLimitReached = false
+    /// Roots polled instead of watched (`[Watch] Poll=`): their directories
+    /// are among `unwatched` from the start and never get a watch.
+    var polledRoots: [String] = []
+    /// When each polled root was last listed whole.
+    var lastScans: [ExactName: Date] = [:]
+    /// Other paths of a watched directory reached twice (through a link
+    /// inside the tree to a directory also walked): inotify gives an inode
+    /// one watch, so its events are reported under each of its paths.
+    var aliases: [Int32: [String]] = [:]
+    /// Which symbolic links are followed (`LinkPolicy`, the one rule).
+    var links: LinkPolicy
+    /// The symbolic links met inside the tree, by path, with what each led
+    /// to when last looked at: a change on the way of any of them (kubelet's
+    /// `..data` renamed over) has them all looked at again.
+    var linksSeen: [ExactName: LinkPolicy.Resolution] = [:]
+    /// The file links among them, by the real path they lead to: a write
+    /// there is a write of each link.
+    var fileLinks: [ExactName: [String]] = [:]
+    /// Hears of each link skipped (its path, and why), once per reason.
+    let noteSkippedLink: (String, String) -> Void
+    /// Set while translating a batch in which a link may have moved.
+    private var linksMayHaveMoved = false
+    /// Whether a directory could not be listed for want of descriptors
+    /// (`EMFILE`, `ENFILE`); it is among `unwatched` until a poll lists it.
+    var descriptorLimitReached = false
+    /// What `linksSeen` holds for a link met in an event, until the batch is read and it is looked at.
+    static let notLookedAt = LinkPolicy.Resolution.skipped("")
 
     /// The inotify descriptor, read here (libinotifytools only manages the watches).
     let descriptor: Int32
@@ -311,8 +378,10 @@ private final class WatchLoop {
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
 
     init(roots: [String], control: String, descriptor: Int32, controlDescriptor: Int32, isIgnored: @escaping (String) -> Bool,
-         isExcluded: @escaping (String) -> Bool) {
+         isExcluded: @escaping (String) -> Bool, links: LinkPolicy, noteSkippedLink: @escaping (String, String) -> Void) {
         self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
+        self.links = links
+        self.noteSkippedLink = noteSkippedLink
         self.descriptor = descriptor
         self.control = control
         self.controlDescriptor = controlDescriptor
@@ -327,7 +396,12 @@ private final class WatchLoop {
     private func addWatch(_ directory: String, mask: Int32) -> Int32? {
         let watch = inotify_add_watch(descriptor, directory, UInt32(bitPattern: mask))
         guard watch >= 0 else { return nil }
-        directories[watch] = directory
+        if let known = directories[watch], !known.hasSameBytes(as: directory) {
+            // The same directory by another path (a link): one watch, its events under both.
+            if !(aliases[watch] ?? []).contains(where: { $0.hasSameBytes(as: directory) }) { aliases[watch, default: []].append(directory) }
+        } else {
+            directories[watch] = directory
+        }
         return watch
     }
 
@@ -335,6 +409,30 @@ private final class WatchLoop {
     private func removeWatch(_ watch: Int32) {
         inotify_rm_watch(descriptor, watch)
         directories[watch] = nil
+        aliases[watch] = nil
+    }
+
+    /// The paths a watch's events are about: its directory, and the other paths it is reached by.
+    private func paths(of watch: Int32) -> [String] {
+        guard let directory = directories[watch] else { return [] }
+        return [directory] + (aliases[watch] ?? [])
+    }
+
+    /// Stops reporting `watch` under `directory`; the kernel's watch goes
+    /// (with `removingFromKernel`) once no other path is left to it.
+    private func release(_ watch: Int32, of directory: String, removingFromKernel: Bool) {
+        if var others = aliases[watch], !others.isEmpty {
+            if directories[watch]?.hasSameBytes(as: directory) == true { directories[watch] = others.removeFirst() }
+            others.removeAll { $0.hasSameBytes(as: directory) }
+            aliases[watch] = others.isEmpty ? nil : others
+            return
+        }
+        if removingFromKernel { removeWatch(watch) } else { directories[watch] = nil }
+    }
+
+    /// Whether `directory` lies in a root that is polled, never watched.
+    func isPolled(_ directory: String) -> Bool {
+        !polledRoots.isEmpty && polledRoots.contains { ExactName(directory).isWithin($0) }
     }
 
     var hasCarried: Bool { !carried.isEmpty }
@@ -346,8 +444,7 @@ private final class WatchLoop {
         }
         var paths = Set<ExactName>()
         for event in carried where event.descriptor != controlDescriptor && !event.name.isEmpty {
-            guard let directory = directories[event.descriptor] else { continue }
-            paths.insert(ExactName(directory + "/" + event.name))
+            for directory in self.paths(of: event.descriptor) { paths.insert(ExactName(directory + "/" + event.name)) }
         }
         return paths
     }
@@ -379,6 +476,10 @@ private final class WatchLoop {
             }
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true }
             translate(event, into: &events)
+        }
+        if linksMayHaveMoved {
+            linksMayHaveMoved = false
+            recheckLinks(into: &events)
         }
         return WatchBatch(events: Self.coalesce(events), signals: signals, overflowed: overflowed)
     }
@@ -443,12 +544,21 @@ private final class WatchLoop {
         }
         if event.mask & UInt32(IN_IGNORED) != 0 {
             // The kernel dropped the watch (its directory was deleted, or we removed it).
-            if let directory = directories.removeValue(forKey: event.descriptor), watched[ExactName(directory + "/")] == event.descriptor {
+            for directory in paths(of: event.descriptor) where watched[ExactName(directory + "/")] == event.descriptor {
                 watched[ExactName(directory + "/")] = nil
             }
+            directories[event.descriptor] = nil
+            aliases[event.descriptor] = nil
             return
         }
-        guard let directory = directories[event.descriptor] else { return }
+        for directory in paths(of: event.descriptor) { translate(event, in: directory, into: &events) }
+    }
+
+    /// An event of a watched directory, under one of its paths.
+    private func translate(_ event: RawEvent, in directory: String, into events: inout [FileEvent]) {
+        let moving = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
+        // Anything that comes, goes or moves may be on the way of a link (or be where a dangling one leads).
+        if !linksSeen.isEmpty, event.mask & moving != 0 { linksMayHaveMoved = true }
         if let root = missingRoots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
            root.matches(directory + "/" + event.name), event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
             // A root came back.
@@ -465,6 +575,21 @@ private final class WatchLoop {
         }
         guard !event.name.isEmpty else { return }
         let path = directory + "/" + event.name
+        // kubelet's `..data` and payloads are never walked; a rename of `..data` is a move of every link through it.
+        guard LinkPolicy.isWalked(event.name) else {
+            if event.mask & moving != 0, links.followsAny { linksMayHaveMoved = true }
+            return
+        }
+        if event.mask & UInt32(IN_ISDIR) == 0, event.mask & moving != 0, links.followsAny {
+            // A link (new, replaced or gone) is looked at once the batch is read.
+            if linksSeen[ExactName(path)] != nil { return }
+            if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, Self.isSymbolicLink(path) {
+                guard !isExcluded(path), !isIgnored(event.name) else { return }
+                linksSeen[ExactName(path)] = Self.notLookedAt
+                linksMayHaveMoved = true
+                return
+            }
+        }
         if event.mask & UInt32(IN_ISDIR) != 0 {
             if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                 if !isExcluded(path) { events += watchTree(path) }
@@ -481,6 +606,10 @@ private final class WatchLoop {
         guard !isIgnored(event.name) else { return }
         if event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
             events.append(.written(path))
+            if !fileLinks.isEmpty, let real = LinkPolicy.realPath(directory), let linked = fileLinks[ExactName(real + "/" + event.name)] {
+                // A file that links lead to: written for each of them too.
+                events += linked.map { .written($0) }
+            }
         } else if event.mask & UInt32(IN_DELETE | IN_MOVED_FROM) != 0 {
             events.append(.removed(path))
         } else if event.mask & UInt32(IN_MODIFY) != 0 {
@@ -508,7 +637,10 @@ private final class WatchLoop {
             var polled = unwatched[ExactName(key)] != nil
             if watched[ExactName(key)] == nil, !polled {
                 // Watch first, then list: nothing created in between is missed.
-                if let watch = addWatch(directory, mask: Self.mask) {
+                if isPolled(directory) {
+                    unwatched[ExactName(key)] = [:]
+                    polled = true
+                } else if let watch = addWatch(directory, mask: Self.mask) {
                     watched[ExactName(key)] = watch
                 } else if errno == ENOSPC || errno == ENOMEM {
                     // Past the kernel's watch limit: listed now, polled from now on (`pollUnwatched`).
@@ -522,7 +654,10 @@ private final class WatchLoop {
             }
             var files: [String] = []
             var stamps: [String: FileStamp] = [:]
-            DirectoryListing.forEachName(of: directory) { name, kind in
+            let readable = DirectoryListing.forEachName(of: directory, following: links, onLink: { name, resolution in
+                guard !isExcluded(key + name), !isIgnored(name) else { return }
+                lookedAt(key + name, resolution, into: &events)
+            }) { name, kind in
                 switch kind {
                 case .directory:
                     let child = key + name
@@ -532,6 +667,12 @@ private final class WatchLoop {
                     if polled { stamps[name] = FileStamp(key + name) }
                     if listing != nil { files.append(name) } else { events.append(.listed(key + name)) }
                 }
+            }
+            if !readable, errno == EMFILE || errno == ENFILE {
+                // Out of descriptors: listed again by the next poll (`descriptorLimitReached` says so).
+                descriptorLimitReached = true
+                unwatched[ExactName(key)] = [:]
+                continue
             }
             if polled { unwatched[ExactName(key)] = stamps }
             if !files.isEmpty {
@@ -548,8 +689,9 @@ private final class WatchLoop {
     /// that can be watched now is watched, and listed once more.
     func pollUnwatched() -> [FileEvent] {
         var events: [FileEvent] = []
-        for (key, before) in unwatched.sorted(by: { $0.key < $1.key }) {
-            guard unwatched[key] != nil else { continue }   // gone with a parent this turn
+        descriptorLimitReached = false
+        for key in unwatched.keys.sorted() {
+            guard let before = unwatched[key] else { continue }   // gone with a parent this turn (or a link's old target)
             let directory = String(key.string.dropLast())
             var info = stat()
             guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
@@ -558,7 +700,7 @@ private final class WatchLoop {
                 events.append(.directoryGone(directory))
                 continue
             }
-            if let watch = addWatch(directory, mask: Self.mask) {
+            if !isPolled(directory), let watch = addWatch(directory, mask: Self.mask) {
                 // Room again: watched from now on, and read once more in case of a change meanwhile.
                 unwatched[key] = nil
                 watched[key] = watch
@@ -566,7 +708,10 @@ private final class WatchLoop {
                 continue
             }
             var now: [String: FileStamp] = [:]
-            DirectoryListing.forEachName(of: directory) { name, kind in
+            let readable = DirectoryListing.forEachName(of: directory, following: links, onLink: { name, resolution in
+                guard !isExcluded(key.string + name), !isIgnored(name) else { return }
+                lookedAt(key.string + name, resolution, into: &events)
+            }) { name, kind in
                 switch kind {
                 case .directory:
                     let child = key.string + name
@@ -580,15 +725,80 @@ private final class WatchLoop {
                     if before[name] != stamp { events.append(.listed(key.string + name)) }
                 }
             }
+            guard readable || (errno != EMFILE && errno != ENFILE) else {
+                descriptorLimitReached = true
+                continue
+            }
             for name in before.keys where now[name] == nil { events.append(.removed(key.string + name)) }
             unwatched[key] = now
         }
-        if unwatched.isEmpty { watchLimitReached = false }
+        let scanned = Date()
+        for root in polledRoots { lastScans[ExactName(root)] = scanned }
+        if !unwatched.keys.contains(where: { watched[$0] == nil && !isPolled($0.string) }) { watchLimitReached = false }
         return Self.coalesce(events)
     }
 
+    /// A link met by a listing, and what it leads to now: a link first met
+    /// is noted (and walked by the listing, when followed); one that leads
+    /// elsewhere than it did has its old target's watches go (`linkSwapped`,
+    /// the listing walks the new one).
+    private func lookedAt(_ path: String, _ resolution: LinkPolicy.Resolution, into events: inout [FileEvent]) {
+        let before = linksSeen[ExactName(path)]
+        guard before != resolution else { return }
+        moved(path, from: before, to: resolution, walking: false, into: &events)
+    }
+
+    /// Looks at every link met again (after a batch in which something on
+    /// their way may have moved): each that leads elsewhere now is moved.
+    private func recheckLinks(into events: inout [FileEvent]) {
+        for (key, before) in linksSeen.sorted(by: { $0.key < $1.key }) {
+            // Gone meanwhile with a directory above it, or looked at already by a walk this turn.
+            guard linksSeen[key] == before else { continue }
+            let now = Self.isSymbolicLink(key.string) ? links.resolve(key.string) : nil
+            if now != before { moved(key.string, from: before, to: now, walking: true, into: &events) }
+        }
+    }
+
+    /// The link at `path` led to `before` (nil: not met yet) and leads to
+    /// `now` (nil: the link is gone): what that changes, as events — with
+    /// `walking`, a directory it leads to now is walked here.
+    private func moved(_ path: String, from before: LinkPolicy.Resolution?, to now: LinkPolicy.Resolution?, walking: Bool,
+                       into events: inout [FileEvent]) {
+        let key = ExactName(path)
+        linksSeen[key] = now
+        if case .skipped(let reason)? = now, !reason.isEmpty { noteSkippedLink(path, reason) }
+        switch before {
+        case .directory?:
+            unwatchTree(path, removingFromKernel: true)
+            // A swap keeps the tables known under the link until the new target is read (`linkSwapped`).
+            if case .directory? = now { events.append(.linkSwapped(path)) } else { events.append(.directoryGone(path)) }
+        case .file(let target)?:
+            fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: path) }
+            if fileLinks[ExactName(target)]?.isEmpty == true { fileLinks[ExactName(target)] = nil }
+            if case .file? = now {} else { events.append(.removed(path)) }
+        default:
+            break
+        }
+        switch now {
+        case .directory?:
+            if walking { events += watchTree(path) }
+        case .file(let target)?:
+            fileLinks[ExactName(target), default: []].append(path)
+            // A link is moved into place whole: what it leads to is complete.
+            if walking || before != nil { events.append(.written(path)) }
+        default:
+            break
+        }
+    }
+
+    /// Whether `path` is a symbolic link (not followed).
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK
+    }
+
     /// Watches the directories that hold symbolic links on the way to
-    /// `root`, so that a swap of any of them is seen (`rootSwapped`).
+    /// `root`, so that a swap of any of them is seen (`linkSwapped`).
     func watchLinks(of root: String) {
         var prefix = ""
         for component in root.split(separator: "/") {
@@ -610,7 +820,7 @@ private final class WatchLoop {
     private func swapRoot(_ root: String, into events: inout [FileEvent]) {
         unwatchTree(root, removingFromKernel: true)
         missingRoots[ExactName(root)] = nil
-        events.append(.rootSwapped(root))
+        events.append(.linkSwapped(root))
         var info = stat()
         guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
             events.append(.directoryGone(root))
@@ -636,8 +846,16 @@ private final class WatchLoop {
     private func unwatchTree(_ path: String, removingFromKernel: Bool) {
         for (key, _) in unwatched where key.isWithin(path) { unwatched[key] = nil }
         for (key, watch) in watched where key.isWithin(path) {
-            if removingFromKernel { removeWatch(watch) } else { directories[watch] = nil }
+            release(watch, of: String(key.string.dropLast()), removingFromKernel: removingFromKernel)
             watched[key] = nil
+        }
+        // The links met under it (not a link at `path` itself: its caller decides).
+        for (key, resolution) in linksSeen where key.isWithin(path) && !key.matches(path) {
+            linksSeen[key] = nil
+            if case .file(let target) = resolution {
+                fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: key.string) }
+                if fileLinks[ExactName(target)]?.isEmpty == true { fileLinks[ExactName(target)] = nil }
+            }
         }
     }
 

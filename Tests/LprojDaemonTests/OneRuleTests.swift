@@ -4,6 +4,7 @@ import LprojClient
 import LprojProtocol
 import LprojTables
 import XCTest
+import Foundation
 
 /// One rule for where a file belongs (`TablePlace`): what the daemon serves
 /// and what a client reads from disk without it are the same tables.
@@ -32,19 +33,26 @@ final class OneRuleTests: XCTestCase {
             "Elsewhere/Target.strings": "\"linked\" = \"through a link\";\n",
         ]
         for (path, text) in files { try daemon.write(path, text) }
-        // Links are not followed: neither a linked .lproj nor a linked table.
+        try FileManager.default.createDirectory(atPath: daemon.directory + "/outside", withIntermediateDirectories: true)
+        try Data("\"secret\" = \"outside every root\";\n".utf8).write(to: URL(fileURLWithPath: daemon.directory + "/outside/Secret.strings"))
+        // Links are followed where they lead inside the root (`LinkPolicy`): a linked .lproj, a linked table.
         try daemon.shell("ln -s en.lproj App/linked.lproj && ln -s ../../Elsewhere/Target.strings App/en.lproj/Linked.strings")
+        // Never out of every root, nor round a loop, nor when dangling.
+        try daemon.shell("ln -s ../../../outside/Secret.strings App/en.lproj/Secret.strings && ln -s ../../outside App/outside.lproj"
+                         + " && ln -s .. App/en.lproj/Loop.lproj && ln -s missing.lproj App/dangling.lproj")
         try daemon.start()
         let connection = try daemon.connect()
         _ = try connection.send(Hello(client: "tests"))
-        // A link moved into place later is not read either.
-        try daemon.shell("ln -s ../../Elsewhere/Target.strings App/de.lproj/.new && mv App/de.lproj/.new App/de.lproj/Moved.strings")
+        // A link moved into place later is read the same way.
+        try daemon.shell("ln -s ../../Elsewhere/Target.strings App/de.lproj/.new && mv App/de.lproj/.new App/de.lproj/Moved.strings"
+                         + " && ln -s ../../../outside/Secret.strings App/de.lproj/.out && mv App/de.lproj/.out App/de.lproj/Secret.strings")
         _ = try connection.send(Sync())
 
         let bundle = daemon.path("App")
         let served = try connection.send(Snapshot(bundle: bundle)).tables
         let offline = try LocalizedBundle.load(path: bundle, exclusions: Exclusions(patterns: ["skipped.lproj", "App/en.lproj/Excluded.strings"],
-                                                                                   roots: [daemon.root]))
+                                                                                   roots: [daemon.root]),
+                                               links: LinkPolicy(under: [daemon.root]))
         var read: [String: [String: Entry]] = [:]
         for (localization, tables) in offline.tables {
             for (name, table) in tables { read["\(localization)/\(name)"] = table.entries }
@@ -53,7 +61,18 @@ final class OneRuleTests: XCTestCase {
         for table in served { daemonTables["\(table.language)/\(table.table)"] = table.entries }
         XCTAssertEqual(daemonTables, read)
         XCTAssertEqual(Set(read.keys), ["en/Localizable", "en/Menu", "fr/Menu", "Base/Main", "English/Legacy", "zh_CN/Localizable",
-                                        "de/Localizable"])
+                                        "de/Localizable", "en/Linked", "de/Moved",
+                                        // en.lproj again (`Excluded` is excluded by its path through en.lproj only).
+                                        "linked/Localizable", "linked/Menu", "linked/Linked", "linked/Excluded"])
+        XCTAssertEqual(read["de/Moved"]?["linked"]?.text, "through a link")
+        for skipped in ["Secret.strings", "outside.lproj", "Loop.lproj", "dangling.lproj"] {
+            XCTAssertTrue(daemon.log.contains("\(skipped): symbolic link not followed"), "\(skipped) is logged as skipped: \(daemon.log)")
+        }
+        XCTAssertFalse(daemon.log.contains("Loop.lproj/Loop.lproj"), "a loop is never walked")
+        // The default for a client: links that lead inside the bundle.
+        let own = try LocalizedBundle.load(path: bundle)
+        XCTAssertNotNil(own.tables["linked"]?["Localizable"])
+        XCTAssertNil(own.tables["en"]?["Linked"], "Elsewhere is outside the bundle")
         XCTAssertEqual(read["en/Menu"]?["open"]?.text, "Open", "the catalog lies over the .strings")
         XCTAssertEqual(read["en/Menu"]?["close"]?.text, "Close")
         XCTAssertNil(read["en/Localizable"]?["item_count"]?.text, "the stringsdict rule lies over the plain string")

@@ -45,6 +45,10 @@ int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
 /// -1 with errno on error.
 long lproj_getdents(int fd, void *buffer, size_t size);
 
+/// statfs(2)'s f_type (the filesystem's magic number) for `path`, in
+/// `type`. Returns 0 on success, -1 with errno.
+int lproj_filesystem_type(const char *path, uint64_t *type);
+
 /// Returns freed heap memory to the system (glibc's malloc_trim(0)).
 void lproj_release_free_memory(void);
 /// Grows this thread's malloc arena by `bytes` at once and keeps it from

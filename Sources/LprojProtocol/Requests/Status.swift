@@ -23,14 +23,18 @@ public struct Status: Request {
         /// failed: the old configuration stays), nil when none.
         public var lastError: String?
         /// What does not work as it should but is worked around (directories
-        /// polled because the watch limit was reached), nil when nothing.
+        /// polled because the watch limit was reached, files waiting for a
+        /// file descriptor), nil when nothing.
         public var warnings: [String]?
+        /// The roots polled instead of watched, nil when none is.
+        public var polledRoots: [PolledRoot]?
 
         public init(server: String, pid: Int32, instance: String, clock: Clock, uptimeSeconds: Double, roots: [String], watches: Int,
                     bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64], lastError: String? = nil,
-                    warnings: [String]? = nil) {
+                    warnings: [String]? = nil, polledRoots: [PolledRoot]? = nil) {
             self.lastError = lastError
             self.warnings = warnings
+            self.polledRoots = polledRoots
             self.server = server
             self.pid = pid
             self.instance = instance
@@ -42,6 +46,21 @@ public struct Status: Request {
             self.tables = tables
             self.clients = clients
             self.counters = counters
+        }
+    }
+
+    /// A root that is polled (`[Watch] Poll=`) instead of watched with inotify.
+    public struct PolledRoot: Codable, Sendable, Equatable {
+        public var root: String
+        /// Why: `Poll=on`, or the filesystem it is on (`on NFS`).
+        public var reason: String
+        /// How long ago its last poll finished; nil before the first (it was listed when added).
+        public var lastScanSecondsAgo: Double?
+
+        public init(root: String, reason: String, lastScanSecondsAgo: Double?) {
+            self.root = root
+            self.reason = reason
+            self.lastScanSecondsAgo = lastScanSecondsAgo
         }
     }
 

@@ -4,9 +4,11 @@ import Glibc
 import CLinux
 
 /// A directory's entries with their kind, read with `getdents64` (an
-/// `lstat` only where the filesystem does not say): what the watcher and
-/// the daemon's crawl both walk trees with. Symbolic links are neither
-/// kind: never followed. (`opendir` would add an `fstat` and a 32 KiB
+/// `lstat` only where the filesystem does not say): what the watcher, the
+/// daemon's crawl and `LocalizedBundle` all walk trees with. A symbolic
+/// link is the kind it leads to when a `LinkPolicy` is given and follows
+/// it, and skipped otherwise; names starting with `..` are never listed
+/// (`LinkPolicy.isWalked`). (`opendir` would add an `fstat` and a 32 KiB
 /// allocation per directory: a crawl lists thousands.)
 public enum DirectoryListing {
     public enum Kind: Sendable {
@@ -14,15 +16,22 @@ public enum DirectoryListing {
         case file
     }
 
-    /// Calls `body` with each entry's name, path and kind (other kinds are skipped); false when it cannot be opened.
+    /// Calls `body` with each entry's name, path and kind (other kinds are
+    /// skipped, and links unless `links` follows them); false when it cannot be opened.
     @discardableResult
-    public static func forEachEntry(of directory: String, _ body: (_ name: String, _ path: String, _ kind: Kind) -> Void) -> Bool {
-        forEachName(of: directory) { name, kind in body(name, directory + "/" + name, kind) }
+    public static func forEachEntry(of directory: String, following links: LinkPolicy = .nowhere,
+                                    _ body: (_ name: String, _ path: String, _ kind: Kind) -> Void) -> Bool {
+        forEachName(of: directory, following: links) { name, kind in body(name, directory + "/" + name, kind) }
     }
 
-    /// Calls `body` with each entry's name and kind (other kinds are skipped); false when it cannot be opened.
+    /// Calls `body` with each entry's name and kind (other kinds are
+    /// skipped, and links unless `links` follows them: where it may follow
+    /// any, `onLink` hears of every link and what it leads to, before
+    /// `body` hears of a followed one); false when it cannot be opened.
     @discardableResult
-    public static func forEachName(of directory: String, _ body: (_ name: String, _ kind: Kind) -> Void) -> Bool {
+    public static func forEachName(of directory: String, following links: LinkPolicy = .nowhere,
+                                   onLink: (_ name: String, _ resolution: LinkPolicy.Resolution) -> Void = { _, _ in },
+                                   _ body: (_ name: String, _ kind: Kind) -> Void) -> Bool {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
@@ -37,14 +46,24 @@ public enum DirectoryListing {
                     let record = UnsafeRawPointer(buffer.baseAddress! + offset)
                     offset += Int(record.loadUnaligned(fromByteOffset: 16, as: UInt16.self))
                     let name = record.advanced(by: 19).assumingMemoryBound(to: CChar.self)
-                    if name[0] == 0x2E, name[1] == 0 || (name[1] == 0x2E && name[2] == 0) { continue }  // "." and ".."
+                    if name[0] == 0x2E, name[1] == 0x2E || name[1] == 0 { continue }  // ".", ".." and kubelet's "..data"
                     var type = record.load(fromByteOffset: 18, as: UInt8.self)
                     if type == UInt8(DT_UNKNOWN) {
                         var info = stat()
                         guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-                        type = (info.st_mode & S_IFMT) == S_IFDIR ? UInt8(DT_DIR) : (info.st_mode & S_IFMT) == S_IFREG ? UInt8(DT_REG) : 0
+                        let format = info.st_mode & S_IFMT
+                        type = format == S_IFDIR ? UInt8(DT_DIR) : format == S_IFREG ? UInt8(DT_REG) : format == S_IFLNK ? UInt8(DT_LNK) : 0
                     }
-                    if type == UInt8(DT_DIR) {
+                    if type == UInt8(DT_LNK), links.followsAny {
+                        let text = String(cString: name)
+                        let resolution = links.resolve(directory + "/" + text)
+                        onLink(text, resolution)
+                        switch resolution {
+                        case .directory: body(text, .directory)
+                        case .file: body(text, .file)
+                        case .skipped: break
+                        }
+                    } else if type == UInt8(DT_DIR) {
                         body(String(cString: name), .directory)
                     } else if type == UInt8(DT_REG) {
                         body(String(cString: name), .file)
@@ -55,7 +74,7 @@ public enum DirectoryListing {
     }
 
     /// Calls `body` with the name and target of each symbolic link in `directory`.
-    static func forEachLink(of directory: String, _ body: (_ name: String, _ target: String) -> Void) {
+    public static func forEachLink(of directory: String, _ body: (_ name: String, _ target: String) -> Void) {
         guard let handle = opendir(directory) else { return }
         defer { closedir(handle) }
         var target = [UInt8](repeating: 0, count: Int(PATH_MAX))
