@@ -59,7 +59,7 @@ let package = Package(
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch", "LprojTables"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
-        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables"]),
+        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch"]),
         .testTarget(name: "LprojClientTests", dependencies: ["LprojClient", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]

@@ -133,6 +133,7 @@ public final class Daemon {
         // while the walk goes on.
         let startedWatching = ContinuousClock.now
         Catalog.warmUp()
+        _ = Self.systemFileLimit   // read now: with no descriptor left it could not be
         let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions, links: links)
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
@@ -194,15 +195,17 @@ public final class Daemon {
         }
         note(watchWarning, for: "watches", over: "every directory is watched again: polling stops")
         var descriptorWarning: String?
-        if tree?.descriptorLimitReached == true || !unreadable.isEmpty {
+        if tree?.descriptorLimitReached == true || !unreadable.isEmpty || markers?.hasUnsent == true {
             var limits = rlimit()
             getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+            // (fs.file-max was read at start: with no descriptor left, /proc cannot be read now.)
             descriptorWarning = "out of file descriptors (EMFILE: this process may open \(limits.rlim_cur) — raise LimitNOFILE= in the "
-                + "unit or ulimit -n; ENFILE: the system's fs.file-max = \(Self.firstLine(of: "/proc/sys/fs/file-max") ?? "?")): "
-                + "\(unreadable.count) table file(s) keep their last contents and are read again every \(interval)"
+                + "unit or ulimit -n; ENFILE: the system's fs.file-max = \(Self.systemFileLimit)): "
+                + "\(unreadable.count) table file(s) keep their last contents, and what could not be read or listed is tried again "
+                + "every \(interval)"
         }
         note(descriptorWarning, for: "descriptors", over: "file descriptors are available again: every table file is read")
-        if tree?.isPolling == true || !unreadable.isEmpty {
+        if tree?.isPolling == true || descriptorWarning != nil {
             if nextPoll == nil { nextPoll = .now + configuration.pollInterval }
         } else {
             nextPoll = nil
@@ -218,6 +221,9 @@ public final class Daemon {
             log.info(over)
         }
     }
+
+    /// The system's limit of open files, as `fs.file-max` said when the daemon started.
+    static let systemFileLimit = firstLine(of: "/proc/sys/fs/file-max") ?? "?"
 
     /// The first line of a small file (a sysctl under /proc).
     private static func firstLine(of path: String) -> String? {
@@ -442,6 +448,7 @@ public final class Daemon {
             let retried = unreadable
             unreadable = []
             refresh(retried.map(\.string))
+            markers?.resend()
             checkPolling()
         }
         answerSettledSyncs()
@@ -604,6 +611,8 @@ public final class Daemon {
     func sync(_ id: RequestID, on client: ClientConnection) {
         guard markers != nil else { return reply(Sync.Reply(clock: clock), to: id, on: client) }
         markers!.request(PendingSync(descriptor: client.descriptor, connected: client.connected, id: id))
+        // A marker that could not be made (no descriptor left) is made again at the next poll.
+        if markers!.hasUnsent { checkPolling() }
     }
 
     private func disconnect(_ client: ClientConnection, reason: String?) {

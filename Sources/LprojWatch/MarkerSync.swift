@@ -8,10 +8,14 @@
 /// kernel queue drops events, markers included: an overflowed batch settles
 /// every request made before it (its reader rescans everything anyway).
 /// Markers never go into a user's root, so a read-only tree syncs too.
+/// A marker that cannot be made (no file descriptor left) is made again by
+/// `resend` (a later marker that arrives settles it as well).
 public struct MarkerSync<Token> {
     private let control: String
     private var waiting: [(marker: String, token: Token)] = []
     private var made = 0
+    /// Markers that could not be made yet.
+    private var unsent: [String] = []
 
     /// Syncs through `tree`'s control directory.
     public init(tree: WatchedTree) {
@@ -24,8 +28,17 @@ public struct MarkerSync<Token> {
         made += 1
         let marker = "sync-\(made)"
         waiting.append((marker, token))
-        WatchedTree.signal(marker, in: control)
+        if !WatchedTree.signal(marker, in: control) { unsent.append(marker) }
     }
+
+    /// Tries again to make the markers that could not be made.
+    public mutating func resend() {
+        let waitingMarkers = Set(waiting.map(\.marker))
+        unsent = unsent.filter { waitingMarkers.contains($0) && !WatchedTree.signal($0, in: control) }
+    }
+
+    /// Whether some markers could not be made (and wait for `resend`).
+    public var hasUnsent: Bool { !unsent.isEmpty }
 
     /// The tokens that `batch` settles, in the order they were requested.
     public mutating func settle(_ batch: WatchBatch) -> [Token] {

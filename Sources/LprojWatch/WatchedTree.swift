@@ -224,8 +224,9 @@ public final class WatchedTree {
     /// Drops the control marker `name` into `control`; it comes back in the
     /// `signals` of a batch once every earlier event has been read
     /// (`MarkerSync` is the one user). It creates a file and does not call
-    /// libinotifytools, so any thread may.
-    static func signal(_ name: String, in control: String) {
+    /// libinotifytools, so any thread may. False when the file could not be made.
+    @discardableResult
+    static func signal(_ name: String, in control: String) -> Bool {
         WatchLoop.touch(control + "/" + name)
     }
 
@@ -910,9 +911,12 @@ private final class WatchLoop {
     }
 
     /// Creates an empty file (a control marker).
-    static func touch(_ path: String) {
+    @discardableResult
+    static func touch(_ path: String) -> Bool {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
-        if descriptor >= 0 { close(descriptor) }
+        guard descriptor >= 0 else { return false }
+        close(descriptor)
+        return true
     }
 }
 
