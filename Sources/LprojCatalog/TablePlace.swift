@@ -11,8 +11,10 @@ import LprojTables
 /// - Names compare as bytes; extensions are case-sensitive; the last dot
 ///   starts the extension; a name without a table name (`.strings`) is not
 ///   a table; an editor's or sync tool's temporary (`TemporaryFiles`) never is.
-/// - Symbolic links are not followed: a linked file or directory is not a
-///   table or a bundle (the daemon neither walks nor reads them).
+/// - Symbolic links are followed only as `LinkPolicy` says (into a root,
+///   never round a loop); a followed link is a table or a bundle under its
+///   own path (`en.lproj -> ..data/en.lproj` is `en.lproj`), and names that
+///   start with `..` are never walked.
 /// - `Exclude=` patterns (`Exclusions`) leave files and directories out.
 public struct TablePlace: Sendable, Equatable {
     public var format: TableFormat

@@ -8,8 +8,10 @@ enum StatusCommand {
         Usage: lprojctl status [--json] [--socket PATH]
 
         Shows the running lprojd: version, instance and clock, uptime, roots and
-        watched directories, bundles and tables, connected clients with their
-        subscriptions and queued bytes, and counters.
+        watched directories, roots polled instead (and when each was last
+        scanned), bundles and tables, connected clients with their subscriptions
+        and queued bytes, counters, and warnings (a kernel limit reached, with
+        the limit to raise).
 
         Options:
           --json          print the daemon's reply as canonical JSON
@@ -31,6 +33,10 @@ enum StatusCommand {
         var lines = [
             "\(status.server) (pid \(status.pid)), instance \(status.instance), clock \(status.clock), up \(uptime / 3600)h\(uptime / 60 % 60)m\(uptime % 60)s",
             "roots: \(status.roots.joined(separator: ", ")) (\(status.watches) directories watched)",
+        ] + (status.polledRoots ?? []).map { polled in
+            let scanned = polled.lastScanSecondsAgo.map { String(format: "last scanned %.1f s ago", $0) } ?? "not scanned since it was added"
+            return "polled: \(polled.root) (\(polled.reason)), \(scanned)"
+        } + [
             "\(status.bundles) bundle\(status.bundles == 1 ? "" : "s"), \(status.tables) table\(status.tables == 1 ? "" : "s")",
             "clients: \(status.clients.count)",
         ]
