@@ -107,6 +107,7 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench crawl
 	$(BIN_RELEASE)/lproj-bench lookup
 	$(BIN_RELEASE)/lproj-bench requests
+	$(BIN_RELEASE)/lproj-bench deploy
 
 ## install: the release binaries, config, units, sysusers.d and tmpfiles.d
 ## entries, man pages, completions and docs under PREFIX (default

@@ -194,11 +194,12 @@ final class Catalog {
     /// `reader` reads them here (other threads get readers with its limits).
     static func load(_ paths: some Sequence<String>, with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
                      inParallel: Bool = true) -> [Loaded] {
-        // Consecutive paths of one directory are read as one.
+        // Consecutive paths of one directory are read as one; a path given twice is read once.
         var directories: [ListedDirectory] = []
         var directory: Substring?
         var names: [String] = []
-        for path in paths {
+        var seen = Set<ExactName>()
+        for path in paths where seen.insert(ExactName(path)).inserted {
             guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { continue }
             let parent = Substring(path.utf8.prefix(slash)), name = String(Substring(path.utf8.dropFirst(slash + 1)))
             // Bytes, not `==` (canonically equivalent names are two directories).
@@ -395,7 +396,9 @@ final class Catalog {
         var localizationsBefore: [(bundle: ExactName, localization: ExactName, existed: Bool)] = []
         var seenBundles = Set<ExactName>(), seenLocalizations = Set<TableAddress>()
         var tables: [Change] = []
-        for (address, how) in addresses.sorted(by: { $0.key < $1.key }) {
+        // The keys alone are sorted (a pair with its composition costs a retain and release at every move).
+        for address in addresses.keys.sorted() {
+            let how = addresses[address]!
             let bundle = ExactName(address.bundle), localization = ExactName(address.localization)
             if seenBundles.insert(bundle).inserted { bundlesBefore.append((bundle, tableCounts[bundle] != nil)) }
             if seenLocalizations.insert(TableAddress(bundle: address.bundle, localization: address.localization, table: "")).inserted {

@@ -295,7 +295,8 @@ public final class Daemon {
                     acceptClients()
                 } else if descriptor == tree?.descriptor {
                     // One batch; more waiting keeps the descriptor readable for the next turn.
-                    if let batch = tree?.readBatch(waiting: false) { handle(batch) }
+                    let reading = ContinuousClock.now
+                    if let batch = tree?.readBatch(waiting: false) { handle(batch, read: ContinuousClock.now - reading) }
                     treeRead = true
                 } else if descriptor == timer {
                     lproj_timer_drain(timer)
@@ -347,7 +348,7 @@ public final class Daemon {
 
     // MARK: - The loop's inputs
 
-    private func handle(_ batch: WatchBatch) {
+    private func handle(_ batch: WatchBatch, read: Duration = .zero) {
         let received = ContinuousClock.now
         if batch.overflowed {
             counters["overflows", default: 0] += 1
@@ -361,7 +362,7 @@ public final class Daemon {
             let paths = pending.take(Self.readingSwappedLinksNow(batch.events, knownFiles: catalog.files(under:)), at: received,
                                      isKnown: catalog.knows, knownFiles: catalog.files(under:))
             refresh(paths)
-            log.debug("batch of \(batch.events.count) file event(s) handled in \(ContinuousClock.now - received)")
+            log.debug("batch of \(batch.events.count) file event(s) read in \(read), handled in \(ContinuousClock.now - received)")
         }
         // New directories may have met a limit (or freed watches let polled ones be watched).
         if tree?.isPolling == true || !limitWarnings.isEmpty { checkPolling() }
@@ -416,11 +417,16 @@ public final class Daemon {
     static func readingSwappedLinksNow(_ events: [FileEvent], knownFiles: (String) -> [String]) -> [FileEvent] {
         let swapped = events.compactMap { if case .linkSwapped(let root) = $0 { root } else { nil } }
         guard !swapped.isEmpty else { return events }
+        var listed = Set<ExactName>()
         var result = events.map { event -> FileEvent in
-            if case .listed(let path) = event, swapped.contains(where: { ExactName(path).isWithin($0) }) { return .written(path) }
+            if case .listed(let path) = event, swapped.contains(where: { ExactName(path).isWithin($0) }) {
+                listed.insert(ExactName(path))
+                return .written(path)
+            }
             return event
         }
-        for root in swapped { result += knownFiles(root).map { .written($0) } }
+        // Known files the new target does not have are read too (and found gone); each file once.
+        for root in swapped { result += knownFiles(root).filter { !listed.contains(ExactName($0)) }.map { .written($0) } }
         return result
     }
 
@@ -440,6 +446,7 @@ public final class Daemon {
         refresh(pending.takeDue(at: .now), holdingEmpty: false)
         if let poll = nextPoll, poll <= .now {
             nextPoll = nil
+            counters["polls", default: 0] += 1
             let events = tree?.pollUnwatched() ?? []
             if !events.isEmpty {
                 refresh(pending.take(Self.readingSwappedLinksNow(events, knownFiles: catalog.files(under:)), at: .now, isKnown: catalog.knows,

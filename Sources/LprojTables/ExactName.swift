@@ -44,7 +44,7 @@ public struct ExactName: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// Byte order (what `ls` in the C locale shows).
     public static func < (lhs: ExactName, rhs: ExactName) -> Bool {
-        lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
+        PathBytes.precedes(lhs.string, rhs.string)
     }
 }
 

@@ -21,6 +21,21 @@ package enum PathBytes {
         return rhs.utf8.withContiguousStorageIfAvailable { equal(lhs, $0) } ?? lhs.utf8.elementsEqual(rhs.utf8)
     }
 
+    /// Whether `lhs`'s UTF-8 bytes sort before `rhs`'s (byte order: what
+    /// `ls` in the C locale shows). memcmp over contiguous storage: sorting
+    /// 50,000 addresses with the generic comparison showed in a deploy's swap.
+    @inline(__always)
+    package static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+        let result = lhs.utf8.withContiguousStorageIfAvailable { own in
+            rhs.utf8.withContiguousStorageIfAvailable { other -> Bool in
+                let shared = min(own.count, other.count)
+                let order = shared == 0 ? 0 : memcmp(own.baseAddress!, other.baseAddress!, shared)
+                return order != 0 ? order < 0 : own.count < other.count
+            }
+        }
+        return (result ?? nil) ?? lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
     /// Whether a string's UTF-8 bytes are `bytes`.
     @inline(__always)
     package static func equal(_ string: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -767,7 +767,10 @@ private final class WatchLoop {
                        into events: inout [FileEvent]) {
         let key = ExactName(path)
         linksSeen[key] = now
-        if case .skipped(let reason)? = now, !reason.isEmpty { noteSkippedLink(path, reason) }
+        // A link that led somewhere and dangles now is going (kubelet drops an entry: the
+        // swap first, the link after); one met skipped, or skipped for a new reason, is said.
+        let wasFollowed = switch before { case .directory?, .file?: true; default: false }
+        if case .skipped(let reason)? = now, !reason.isEmpty, !wasFollowed { noteSkippedLink(path, reason) }
         switch before {
         case .directory?:
             unwatchTree(path, removingFromKernel: true)

@@ -5,38 +5,10 @@ import LprojCommandLine
 /// from start to ready, and the daemon's memory, beside a plain read of every file.
 enum CrawlBenchmark {
     static func run(_ argv: [String]) {
-        let command = "\(program) crawl"
-        let arguments: Arguments
-        do {
-            arguments = try Arguments(argv, flags: ["help", "json"], options: ["bundles", "rounds"])
-        } catch {
-            Console.usage(command, error)
-        }
-        if arguments.has("help") { Console.out(help); return }
-        guard let bundles = Int(arguments.value("bundles") ?? "500"), bundles > 0,
-              let rounds = Int(arguments.value("rounds") ?? "5"), rounds > 0 else {
-            Console.usage(command, UsageError("--bundles and --rounds take positive numbers"))
-        }
+        guard let (arguments, bundles, rounds) = treeArguments(argv, command: "\(program) crawl", help: help) else { return }
         let daemon = DaemonUnderTest()
-        let languages = ["en", "fr", "de", "es", "it", "ja", "ko", "zh-Hans", "zh-Hant", "ar"]
-        var paths: [String] = []
-        var totalBytes = 0
-        for bundle in 0..<bundles {
-            for language in languages {
-                let directory = daemon.root + "/b\(bundle)/Resources/\(language).lproj"
-                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                for table in 0..<10 {
-                    var text = "/* Bundle \(bundle), \(language), table \(table) */\n"
-                    for key in 0..<20 {
-                        text += "\"screen\(table)_label_\(key)\" = \"Label \(key) of screen \(table) in \(language) for bundle \(bundle)\";\n"
-                    }
-                    let path = directory + "/Table\(table).strings"
-                    try? Data(text.utf8).write(to: URL(fileURLWithPath: path))
-                    paths.append(path)
-                    totalBytes += text.utf8.count
-                }
-            }
-        }
+        let (paths, totalBytes) = generateTree(in: daemon.root, bundles: bundles)
+        let languages = Self.languages
         // Rounds alternate the peer (open and read every file, cache warm as
         // it is for the daemon) and the daemon, so that both meet the
         // machine's drift alike; the best round of each counts.
@@ -75,6 +47,55 @@ enum CrawlBenchmark {
                   goals: ready ≤ 2× the plain read — \(ready <= 2 * plain ? "met" : "NOT met"); memory ≤ 2× the files — \(Double(resident) <= 2 * Double(totalBytes) ? "met" : "NOT met")
                 """)
         }
+    }
+
+    /// `--bundles N --rounds N --json --help`, as the benchmarks on the crawl's
+    /// tree take them; nil when help was printed.
+    static func treeArguments(_ argv: [String], command: String, help: String) -> (arguments: Arguments, bundles: Int, rounds: Int)? {
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help", "json"], options: ["bundles", "rounds"])
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") {
+            Console.out(help)
+            return nil
+        }
+        guard let bundles = Int(arguments.value("bundles") ?? "500"), bundles > 0,
+              let rounds = Int(arguments.value("rounds") ?? "5"), rounds > 0 else {
+            Console.usage(command, UsageError("--bundles and --rounds take positive numbers"))
+        }
+        return (arguments, bundles, rounds)
+    }
+
+    /// The languages of each generated bundle.
+    static let languages = ["en", "fr", "de", "es", "it", "ja", "ko", "zh-Hans", "zh-Hant", "ar"]
+
+    /// Writes the crawl's tree under `root`: `bundles` bundles of 10
+    /// localizations of 10 tables of 20 keys; a table whose number is in
+    /// `edited` says so in its first value. Returns the files and their bytes.
+    static func generateTree(in root: String, bundles: Int, edited: Set<Int> = []) -> (paths: [String], bytes: Int) {
+        var paths: [String] = []
+        var totalBytes = 0
+        for bundle in 0..<bundles {
+            for language in languages {
+                let directory = root + "/b\(bundle)/Resources/\(language).lproj"
+                try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for table in 0..<10 {
+                    var text = "/* Bundle \(bundle), \(language), table \(table) */\n"
+                    for key in 0..<20 {
+                        let label = key == 0 && edited.contains(paths.count) ? "Edited label" : "Label"
+                        text += "\"screen\(table)_label_\(key)\" = \"\(label) \(key) of screen \(table) in \(language) for bundle \(bundle)\";\n"
+                    }
+                    let path = directory + "/Table\(table).strings"
+                    try? Data(text.utf8).write(to: URL(fileURLWithPath: path))
+                    paths.append(path)
+                    totalBytes += text.utf8.count
+                }
+            }
+        }
+        return (paths, totalBytes)
     }
 
     static let help = """
