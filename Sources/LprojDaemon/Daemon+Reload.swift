@@ -61,17 +61,22 @@ extension Daemon {
         let links = Self.linkPolicy(roots: newRoots, configuration: new)
         catalog.links = links
         tree?.setLinkPolicy(links)
-        // Roots added are polled or watched by the new rules (a root kept keeps how it is followed).
-        let polled = Self.polledRoots(added, configuration: new, log: log)
-        polledRoots = polledRoots.filter { root, _ in newRoots.contains { $0.hasSameBytes(as: root) } }.merging(polled) { $1 }
-        tree?.setPolledRoots(Array(polledRoots.keys))
+        // Every root is polled or watched by the new rules (statfs asked again): a kept root
+        // that changes over is walked anew (its tables stay; only real differences are published).
+        let polled = Self.polledRoots(newRoots, configuration: new, log: log)
+        let switched = newRoots.filter { root in
+            !added.contains { $0.hasSameBytes(as: root) } && (polled[root] == nil) != (polledRoots[root] == nil)
+        }
+        polledRoots = polled
+        for root in switched { tree?.removeRoot(root) }
+        tree?.setPolledRoots(Array(polled.keys))
         for root in gone {
             tree?.removeRoot(root)
             publish(catalog.forget(under: root))
             log.info("reload: no longer watching \(root)")
         }
         var listed: [String] = []
-        for root in added {
+        for root in added + switched {
             do {
                 listed += try tree?.addRoot(root) ?? []
                 log.info("reload: watching \(root)")

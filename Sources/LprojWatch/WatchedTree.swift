@@ -89,7 +89,10 @@ public final class WatchedTree {
         }
         let control = String(cString: made)
         guard inotifytools_initialize() != 0 else {
-            throw fail("cannot start inotify: \(String(cString: strerror(inotifytools_error())))", removing: control)
+            let error = inotifytools_error()
+            let limit = error == EMFILE ? " (the per-user limit of inotify instances, fs.inotify.max_user_instances, or this process's "
+                + "open-file limit, RLIMIT_NOFILE)" : error == ENFILE ? " (the system's open-file limit, fs.file-max)" : ""
+            throw fail("cannot start inotify: \(String(cString: strerror(error)))\(limit)", removing: control)
         }
         guard inotifytools_watch_file(control, Int32(IN_CREATE)) != 0 else {
             let reason = String(cString: strerror(inotifytools_error()))

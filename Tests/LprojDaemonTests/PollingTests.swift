@@ -64,6 +64,33 @@ final class PollingTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
     }
 
+    /// A reload that polls a watched root (and back): its watches go, the
+    /// switch itself publishes nothing, and edits arrive either way.
+    func testAReloadSwitchesARootBetweenWatchedAndPolled() throws {
+        let daemon = try DaemonProcess(config: "")
+        let settings = "PollInterval=100ms\nQuietPeriod=20ms\n"
+        try daemon.rewriteConfig("[Watch]\n\(settings)")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"title\" = \"Title\";\n")
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        _ = try connection.send(Subscribe(name: "all"))
+        XCTAssertGreaterThan(try connection.send(Status()).watches, 0)
+        for (mode, edit) in [("on", "Polled"), ("off", "Watched again")] {
+            try daemon.rewriteConfig("[Watch]\n\(settings)Poll=\(mode) \(daemon.root)\n")
+            daemon.signal(SIGHUP)
+            try daemon.awaitNotification("READY=1")
+            _ = try connection.send(Sync())
+            XCTAssertNil(try? connection.nextEvent(timeout: .milliseconds(1)), "switching publishes nothing")
+            let status = try connection.send(Status())
+            XCTAssertEqual(status.polledRoots?.map(\.root), mode == "on" ? [daemon.root] : nil)
+            XCTAssertEqual(status.watches == 0, mode == "on", "\(status.watches) watches with Poll=\(mode)")
+            try daemon.write("App/en.lproj/Localizable.strings", "\"title\" = \"\(edit)\";\n")
+            XCTAssertEqual(try connection.awaitEvent(TableChanged.name).decode(TableChanged.self).changed["title"]?.text, edit)
+        }
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+
     /// What `statfs` says picks the filesystems `Poll=auto` polls.
     func testTheFilesystemsInotifyDoesNotSeeAreKnownByTheirMagic() {
         XCTAssertEqual(RemoteFilesystem.name(ofMagic: 0x6969), "NFS")
