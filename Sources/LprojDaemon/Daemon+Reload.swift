@@ -65,11 +65,11 @@ extension Daemon {
         // that changes over is walked anew (its tables stay; only real differences are published).
         let polled = Self.polledRoots(newRoots, configuration: new, log: log)
         let switched = newRoots.filter { root in
-            !added.contains { $0.hasSameBytes(as: root) } && (polled[root] == nil) != (polledRoots[root] == nil)
+            !added.contains { $0.hasSameBytes(as: root) } && (polled[ExactName(root)] == nil) != (polledRoots[ExactName(root)] == nil)
         }
         polledRoots = polled
         for root in switched { tree?.removeRoot(root) }
-        tree?.setPolledRoots(Array(polled.keys))
+        tree?.setPolledRoots(polled.keys.map(\.string))
         for root in gone {
             tree?.removeRoot(root)
             publish(catalog.forget(under: root))

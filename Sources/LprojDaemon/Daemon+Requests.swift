@@ -157,7 +157,7 @@ extension Daemon {
         }
         let uptime = ContinuousClock.now - started
         let polled = (tree?.polledRoots ?? []).map { root, lastScan in
-            Status.PolledRoot(root: root, reason: polledRoots[root] ?? "Poll=on", lastScanSecondsAgo: lastScan.map { -$0.timeIntervalSinceNow })
+            Status.PolledRoot(root: root, reason: polledRoots[ExactName(root)] ?? "Poll=on", lastScanSecondsAgo: lastScan.map { -$0.timeIntervalSinceNow })
         }
         return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: publisher.instance, clock: clock,
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,

@@ -54,7 +54,7 @@ public final class Daemon {
     /// (`watches`, `descriptors`): logged once per episode, shown in `status`.
     var limitWarnings: [String: String] = [:]
     /// The roots polled instead of watched, with why.
-    var polledRoots: [String: String] = [:]
+    var polledRoots: [ExactName: String] = [:]
     /// Table files that could not be opened for want of file descriptors:
     /// their tables stay as they were, and they are read again each poll.
     var unreadable = Set<ExactName>()
@@ -138,7 +138,7 @@ public final class Daemon {
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
             walked = .success(try WatchedTree(roots: canonical, isExcluded: { exclusions.excludes($0) }, links: links,
-                                              polled: Array(polledRoots.keys), noteSkippedLink: Self.linkNoter(log),
+                                              polled: polledRoots.keys.map(\.string), noteSkippedLink: Self.linkNoter(log),
                                               listed: { firstLoad.read($0) }))
         } catch {
             walked = .failure(error)
@@ -242,8 +242,8 @@ public final class Daemon {
 
     /// The roots to poll instead of watching (`[Watch] Poll=`), with why;
     /// logged. `auto` polls a root on a filesystem inotify does not see whole.
-    static func polledRoots(_ roots: [String], configuration: Configuration, log: Log) -> [String: String] {
-        var polled: [String: String] = [:]
+    static func polledRoots(_ roots: [String], configuration: Configuration, log: Log) -> [ExactName: String] {
+        var polled: [ExactName: String] = [:]
         let interval = "\(Configuration.milliseconds(configuration.pollInterval)) ms"
         for root in roots {
             switch configuration.pollMode(for: root) {
@@ -252,11 +252,11 @@ public final class Daemon {
                     log.warning("\(root) is on \(filesystem), but Poll=off: changes made on other hosts are not seen")
                 }
             case .on:
-                polled[root] = "Poll=on"
+                polled[ExactName(root)] = "Poll=on"
                 log.info("\(root): polled every \(interval) (Poll=on), not watched")
             case .auto:
                 guard let filesystem = RemoteFilesystem.name(at: root) else { continue }
-                polled[root] = "on \(filesystem)"
+                polled[ExactName(root)] = "on \(filesystem)"
                 log.warning("\(root) is on \(filesystem), where inotify does not see changes made on other hosts: polled every "
                             + "\(interval) instead (Poll=off \(root) to watch it with inotify alone)")
             }

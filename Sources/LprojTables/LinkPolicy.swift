@@ -32,6 +32,25 @@ public struct LinkPolicy: Sendable {
         case file(String)
         /// Not followed, and why (for the log: "dangling: …").
         case skipped(String)
+
+        /// Equal when the bytes are: a link swapped from `Café` in NFC to its
+        /// NFD twin leads elsewhere (String's `==` would call them equal).
+        public static func == (lhs: Resolution, rhs: Resolution) -> Bool {
+            switch (lhs, rhs) {
+            case (.directory(let left), .directory(let right)), (.file(let left), .file(let right)), (.skipped(let left), .skipped(let right)):
+                return left.hasSameBytes(as: right)
+            default:
+                return false
+            }
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .directory(let path): hasher.combine(0); hasher.combine(ExactName(path))
+            case .file(let path): hasher.combine(1); hasher.combine(ExactName(path))
+            case .skipped(let reason): hasher.combine(2); hasher.combine(ExactName(reason))
+            }
+        }
     }
 
     /// Follows every link (the reader of a file a user named), loops still refused.

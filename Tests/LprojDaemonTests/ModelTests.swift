@@ -7,7 +7,9 @@ import XCTest
 /// The invariant, checked against a model: a seeded random run of saves
 /// (in place, atomic, rename-then-write), broken saves and fixes, new,
 /// removed and renamed localizations, a second table, removed bundles and
-/// twin bundles (`Café` in NFC and in NFD), with a `sync` after each step.
+/// twin bundles (`Café` in NFC and in NFD), and a bundle `L` that is a
+/// symbolic link swapped between the others (or dangling, or gone), with a
+/// `sync` after each step.
 /// After every step a client that applied every event in order holds
 /// exactly the daemon's snapshot, the snapshot is what the files hold (a
 /// broken file keeps its last good version), and the bundles and
@@ -55,6 +57,13 @@ final class ModelTests: XCTestCase {
         let reply = try connection.send(Subscribe(name: "all", snapshot: true))
         var mirror = Mirror(snapshot: try XCTUnwrap(reply.tables))
         var history: [String] = []
+        // The bundle `L` links to (nil: no link). A file broken when L was
+        // swapped to it is served through L as L served its path before the
+        // swap (the last good version of the old target's table, if any);
+        // `heldAtSwap` keeps that until the file is written whole.
+        var linkTarget: String?
+        var heldAtSwap: [ExactName: [String: String]?] = [:]
+        var servedThroughLink: [String: [String: String]] = [:]   // "localization|table" → entries, as last expected
 
         for step in 0..<steps {
             let bundle = Self.bundles[random.next(Self.bundles.count)]
@@ -63,7 +72,7 @@ final class ModelTests: XCTestCase {
             let directory = "\(bundle)/\(localization).lproj", relative = "\(directory)/\(table).strings"
             let existing = files.keys.filter { $0.string.hasPrefix(bundle + "/") && Array($0.string.utf8).starts(with: Array((bundle + "/").utf8)) }
             var action: String
-            switch random.next(10) {
+            switch random.next(12) {
             case 0, 1:
                 action = "in-place \(relative)"
                 let new = entries()
@@ -110,23 +119,52 @@ final class ModelTests: XCTestCase {
                 action = "rm \(victim.string)"
                 try daemon.shell("rm '\(victim.string)'")
                 files[victim] = nil
-            default:
+            case 10:
+                action = "ln -s \(bundle) L (swapped in)"
+                try daemon.shell("ln -s '\(bundle)' L.tmp && mv -T L.tmp L")
+                linkTarget = bundle
+                heldAtSwap = [:]
+                for (key, file) in files where key.isWithin(bundle) && file.entries == nil {
+                    let parts = key.string.split(separator: "/")
+                    heldAtSwap[key] = .some(servedThroughLink["\(parts[1].dropLast(".lproj".count))|\(parts[2].dropLast(".strings".count))"])
+                }
+            case 11:
+                guard linkTarget != nil, random.next(2) == 0 else { continue }
+                action = "rm L"
+                try daemon.shell("rm L")
+                linkTarget = nil
+            case 9:
                 guard random.next(3) == 0 else { continue }
                 action = "rm -rf \(bundle)"
                 try daemon.shell("rm -rf '\(bundle)'")
                 for key in files.keys where key.isWithin(bundle) { files[key] = nil }
+            default:
+                continue
             }
-            history.append("\(step): " + action.replacingOccurrences(of: "e\u{301}", with: "e+U301"))
+            // A file broken at the swap is served through L as the file is once it is written whole.
+            heldAtSwap = heldAtSwap.filter { files[$0.key] != nil && files[$0.key]!.entries == nil }
+            // (By scalars: `replacingOccurrences` would match the NFC twin as well.)
+            history.append("\(step): " + action.unicodeScalars.map { $0 == "\u{301}" ? "+U301" : String($0) }.joined())
             try mirror.catchUp(connection)
             let snapshot = Mirror(snapshot: try connection.send(Snapshot()).tables)
             var expected = Mirror(snapshot: [])
             for (relative, file) in files {
                 guard let lastGood = file.lastGood else { continue }
                 let parts = relative.string.split(separator: "/")
-                expected.tables[Mirror.key(daemon.path(String(parts[0])), String(parts[1].dropLast(".lproj".count)),
-                                           String(parts[2].dropLast(".strings".count)))] = lastGood.mapValues { Entry(text: $0) }
+                let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
+                expected.tables[Mirror.key(daemon.path(String(parts[0])), localization, table)] = lastGood.mapValues { Entry(text: $0) }
             }
-            let context = "seed \(seed), after:\n" + history.suffix(12).joined(separator: "\n")
+            // The same files through the link, when it leads to their bundle.
+            servedThroughLink = [:]
+            for (relative, file) in files {
+                guard let linkTarget, relative.isWithin(linkTarget) else { continue }
+                guard let served = heldAtSwap[relative] ?? file.lastGood else { continue }
+                let parts = relative.string.split(separator: "/")
+                let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
+                expected.tables[Mirror.key(daemon.path("L"), localization, table)] = served.mapValues { Entry(text: $0) }
+                servedThroughLink["\(localization)|\(table)"] = served
+            }
+            let context = "seed \(seed), after:\n" + history.suffix(60).joined(separator: "\n")
             if mirror.tables != snapshot.tables {
                 XCTFail("the client differs from the daemon's snapshot: \(Self.difference(mirror.tables, snapshot.tables)); \(context)")
             }
