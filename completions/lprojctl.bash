@@ -4,7 +4,7 @@ _lprojctl() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     command=${COMP_WORDS[1]}
-    local commands="lint dump match get status list tail select"
+    local commands="lint check dump match get status list tail select"
     if [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -18,6 +18,7 @@ _lprojctl() {
     local options
     case $command in
         lint) options="--format --max-bytes --help" ;;
+        check) options="--format --development --info --help" ;;
         dump) options="--language --max-bytes --help" ;;
         match) options="--available --prefer --development --help" ;;
         get) options="--bundle --language --table --development --default --fallback --arg --json --live --socket --help" ;;
@@ -29,6 +30,8 @@ _lprojctl() {
         COMPREPLY=($(compgen -W "$options" -- "$cur"))
     elif [[ $command == lint || $command == dump ]]; then
         COMPREPLY=($(compgen -f -- "$cur"))
+    elif [[ $command == check ]]; then
+        COMPREPLY=($(compgen -d -- "$cur"))
     elif [[ $command == select ]]; then
         COMPREPLY=($(compgen -W "system" -- "$cur"))
     fi

@@ -7,6 +7,7 @@
 #include <unicode/upluralrules.h>
 #include <unicode/ures.h>
 #include <unicode/ustring.h>
+#include <unicode/uenum.h>
 
 // BCP 47 tag -> ICU locale ID ("zh-Hant-TW" -> "zh_Hant_TW").
 static int to_locale_id(const char *tag, char *id, int capacity) {
@@ -146,4 +147,30 @@ int lproj_icu_is_right_to_left(const char *tag) {
     char id[ULOC_FULLNAME_CAPACITY];
     if (to_locale_id(tag, id, sizeof id) < 0) return 0;
     return uloc_isRightToLeft(id) ? 1 : 0;
+}
+
+int lproj_icu_plural_keywords(const char *tag, char *out, int capacity) {
+    char id[ULOC_FULLNAME_CAPACITY];
+    if (to_locale_id(tag, id, sizeof id) < 0) return -1;
+    int owned;
+    UPluralRules *rules = plural_rules(id, &owned);
+    if (!rules) return -1;
+    UErrorCode status = U_ZERO_ERROR;
+    UEnumeration *keywords = uplrules_getKeywords(rules, &status);
+    int length = 0;
+    if (U_SUCCESS(status)) {
+        const char *keyword;
+        int32_t keywordLength;
+        while ((keyword = uenum_next(keywords, &keywordLength, &status)) != NULL && U_SUCCESS(status)) {
+            if (length + keywordLength + 2 > capacity) { length = -1; break; }
+            if (length > 0) out[length++] = ' ';
+            memcpy(out + length, keyword, (size_t)keywordLength);
+            length += keywordLength;
+        }
+        uenum_close(keywords);
+    }
+    if (owned) uplrules_close(rules);
+    if (U_FAILURE(status) || length < 0) return -1;
+    out[length] = '\0';
+    return length;
 }

@@ -21,6 +21,11 @@ enum ICU {
         }
     }
 
+    /// The plural categories CLDR gives `tag`'s language ("one few many other" for ru).
+    static func pluralCategories(_ tag: String) -> [String]? {
+        call(tag, lproj_icu_plural_keywords)?.split(separator: " ").map(String.init)
+    }
+
     static func isRightToLeft(_ tag: String) -> Bool {
         lproj_icu_is_right_to_left(tag) == 1
     }

@@ -5,18 +5,24 @@
 /// what is wrong in words a translator understands; `hint` says how to fix it.
 public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     /// How bad a problem is. Only errors make a table unusable.
-    public enum Severity: String, Hashable, Sendable, Codable, Comparable {
+    public enum Severity: String, Hashable, Sendable, Codable, Comparable, CaseIterable {
         case error
         case warning
+        /// Worth knowing, not wrong (a check that is off by default: a
+        /// translation identical to the development language's).
+        case info
 
+        /// Worst first: error < warning < info.
         public static func < (lhs: Severity, rhs: Severity) -> Bool {
-            lhs == .error && rhs == .warning
+            allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
         }
     }
 
-    /// The file the problem is in, as it was named to the parser.
+    /// The file the problem is in, as it was named to the parser (or the
+    /// directory, for a problem with a directory's name).
     public var file: String
-    /// 1-based line, counted on `\n`, `\r` and `\r\n`.
+    /// 1-based line, counted on `\n`, `\r` and `\r\n`; 0 when the problem
+    /// is not on a line (a directory's name, a table missing as a whole).
     public var line: Int
     /// 1-based column in characters.
     public var column: Int
@@ -36,7 +42,7 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// The compiler-style form `file:line:column: severity: message (hint)`.
     public var description: String {
-        var text = "\(file):\(line):\(column): \(severity.rawValue): \(message)"
+        var text = line > 0 ? "\(file):\(line):\(column): \(severity.rawValue): \(message)" : "\(file): \(severity.rawValue): \(message)"
         if let hint { text += " (\(hint))" }
         return text
     }

@@ -18,6 +18,9 @@ struct KeyLocator {
         self.sink = DiagnosticSink(file: file, bytes: bytes)
     }
 
+    /// The text searched (UTF-8).
+    var sourceBytes: [UInt8] { sink.source.bytes }
+
     var diagnostics: [Diagnostic] {
         sink.diagnostics.sorted { ($0.line, $0.column, $0.message) < ($1.line, $1.column, $1.message) }
     }

@@ -11,6 +11,9 @@ let help = """
 
     Commands:
       lint [--format gcc|json] PATH...   report every problem in tables or directories of them
+      check [--format gcc|json] BUNDLE...
+                                         cross-language checks: missing keys, format specifiers,
+                                         plural forms, empty values, .lproj names, InfoPlist
       dump PATH [--language TAG]         print one table as canonical JSON
       match --available TAG,... [--prefer TAG,...] [--development TAG]
                                          the localizations preferences choose, best first
@@ -33,6 +36,6 @@ let help = """
     error or unreadable path, 3 no daemon answers.
     """
 
-Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
+Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check": CheckCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
                                            "select": SelectCommand.run])

@@ -28,6 +28,9 @@ int lproj_icu_parent(const char *tag, char *out, int capacity);
 /// let ICU decide from the value.
 int lproj_icu_plural_category(const char *tag, double number, int fraction_digits, char *out, int capacity);
 
+/// The plural categories CLDR gives the language of `tag`, space-separated
+/// in ICU's order ("one few many other" for ru; "other" for ja).
+int lproj_icu_plural_keywords(const char *tag, char *out, int capacity);
 /// 1 when the language of `tag` is written right to left (ar, he, fa, ur...), else 0.
 int lproj_icu_is_right_to_left(const char *tag);
 

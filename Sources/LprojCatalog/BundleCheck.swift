@@ -1,0 +1,362 @@
+import Foundation
+import LprojTables
+
+/// Cross-language checks of one bundle: each localization's tables against
+/// the development localization's, and what each table needs on its own —
+/// the pitfalls that ship broken apps and that a parser cannot see. The one
+/// home of these rules: `lprojctl check` runs them offline, the daemon on
+/// every change (a table at a time: `diagnostics(localization:table:)`).
+///
+/// - **Keys**: a key of the development table missing from a localization
+///   (the user sees the development text), and a key only a localization
+///   has (unused, or misspelled) — warnings.
+/// - **Format arguments** (`FormatArguments`): an argument read as another
+///   kind than the development language reads it (`%@` for `%d`: a crash on
+///   Apple platforms) or one it never passes — errors; another length
+///   modifier (`%d` for `%ld`), or an argument left out — warnings; a
+///   variable whose forms read it against its `NSStringFormatValueTypeKey` — an error.
+/// - **Plurals**: a rule without `other` — an error (Apple requires it); a
+///   category the language's CLDR rules need and the rule lacks, or one
+///   they never select (`zero` aside: Apple uses it for 0 in every
+///   language) — warnings. The categories come from ICU.
+/// - **Values**: an empty value — a warning; a value identical to the
+///   development language's — info, only with `reportsIdenticalValues`.
+/// - **Names**: `zh-TW.lproj`, `zh-HK.lproj`, `zh_CN.lproj` (a region where
+///   a script is meant: Apple matches `zh-Hant` / `zh-Hans`) — warnings.
+/// - **InfoPlist**: `CFBundleDisplayName` (or `CFBundleName`) localized
+///   while the bundle's `Info.plist` lacks it (Apple then ignores the
+///   translation); an `NS…UsageDescription` some localizations translate and others do not — warnings.
+///
+/// Each diagnostic names the file and, where the key is written, its line
+/// and column; a problem with no line (a missing key, a directory's name)
+/// has line 0. `Base` is not compared (it holds interface files' strings).
+public struct BundleCheck: Sendable {
+    public struct Options: Sendable {
+        /// Report values identical to the development language's (info).
+        public var reportsIdenticalValues = false
+
+        public init(reportsIdenticalValues: Bool = false) {
+            self.reportsIdenticalValues = reportsIdenticalValues
+        }
+    }
+
+    public let bundle: LocalizedBundle
+    /// The localization the others are checked against (nil: none found, so only each table's own checks run).
+    public let development: String?
+    public let options: Options
+
+    /// Checks `bundle` against `development` (by default the one
+    /// `developmentLocalization(of:)` finds).
+    public init(bundle: LocalizedBundle, development: String? = nil, options: Options = Options()) {
+        self.bundle = bundle
+        self.development = development.flatMap { Self.localization(named: $0, in: bundle) } ?? Self.developmentLocalization(of: bundle)
+        self.options = options
+    }
+
+    /// Every diagnostic of the bundle: its names and InfoPlist, then every table of every localization.
+    public func diagnostics() -> [Diagnostic] {
+        var all = bundleDiagnostics()
+        for localization in bundle.localizations {
+            for table in (bundle.tables[localization] ?? [:]).keys.sorted() {
+                all += diagnostics(localization: localization, table: table)
+            }
+            // Tables the development localization has and this one lacks.
+            if let development, localization != development, localization != "Base" {
+                for table in (bundle.tables[development] ?? [:]).keys.sorted() where bundle.tables[localization]?[table] == nil {
+                    all += diagnostics(localization: localization, table: table)
+                }
+            }
+        }
+        return all
+    }
+
+    /// The diagnostics about `localization`'s table `table`: its own checks
+    /// and, for a localization other than the development one, the
+    /// comparison with the development table of that name.
+    public func diagnostics(localization: String, table name: String) -> [Diagnostic] {
+        var files = FileLocations(bundlePath: bundle.path, localization: localization, table: name)
+        let table = bundle.tables[localization]?[name]
+        let reference = localization == development || localization == "Base" ? nil : development.flatMap { bundle.tables[$0]?[name] }
+        // InfoPlist keys are Info.plist's: which ones a localization translates is `bundleDiagnostics`' business.
+        let comparesKeys = name != "InfoPlist"
+        var found: [Diagnostic] = []
+        if table == nil {
+            guard comparesKeys else { return [] }
+            guard let reference, !reference.isEmpty, let development else { return [] }
+            let place = bundle.path + "/" + localization + ".lproj"
+            return [Diagnostic(file: place, line: 0, column: 0, severity: .warning,
+                               message: "\(localization) has no \(name) table: its \(reference.count) key(s) show in \(development)",
+                               hint: "add \(localization).lproj/\(name).strings with their translations")]
+        }
+        let categories = Self.pluralCategories(of: localization)
+        for key in table!.sortedKeys {
+            let entry = table![key]!
+            func report(_ severity: Diagnostic.Severity, _ message: String, hint: String? = nil) {
+                let (file, line, column) = files.location(of: key, entry: entry)
+                found.append(Diagnostic(file: file, line: line, column: column, severity: severity, message: message, hint: hint))
+            }
+            // The value on its own.
+            if Self.hasEmptyText(entry.value) || entry.substitutions.values.contains(where: { Self.hasEmptyText($0.variants) }) {
+                report(.warning, "\"\(key)\" has an empty value", hint: "an empty translation shows nothing; remove the entry to fall back")
+            }
+            let arguments = FormatArguments(entry)
+            for problem in arguments.problems { report(.error, "\"\(key)\": \(problem)") }
+            for (variable, rule) in Self.pluralRules(of: entry) {
+                let forms = Set(rule.keys)
+                let named = variable.map { "variable \($0) of \"\(key)\"" } ?? "\"\(key)\""
+                if !forms.contains("other") {
+                    report(.error, "the plural rule of \(named) has no \"other\" form", hint: "Apple requires one; every number without a form of its own gets it")
+                }
+                guard let categories else { continue }
+                let language = LanguageTag(localization)?.identifier ?? localization
+                let needed = categories.filter { !forms.contains($0) && $0 != "other" }.sorted { Self.order($0) < Self.order($1) }
+                if !needed.isEmpty {
+                    report(.warning, "the plural rule of \(named) lacks \(Self.list(needed)), which \(language) needs "
+                           + "(CLDR: \(Self.ordered(categories)))", hint: "numbers in those categories get \"other\" instead")
+                }
+                let unused = forms.filter { !categories.contains($0) && $0 != "zero" }.sorted { Self.order($0) < Self.order($1) }
+                if !unused.isEmpty {
+                    report(.warning, "the plural rule of \(named) has \(Self.list(unused)), which \(language) never selects "
+                           + "(CLDR: \(Self.ordered(categories)))", hint: "remove the form: no number shows it")
+                }
+            }
+            // Against the development language.
+            guard let reference, let development else { continue }
+            guard let original = reference[key] else {
+                guard comparesKeys else { continue }
+                report(.warning, "\"\(key)\" is in \(localization) but not in \(development), the development localization",
+                       hint: "unused, or the key is misspelled")
+                continue
+            }
+            for problem in Self.compare(FormatArguments(original), arguments, development: development, localization: localization) {
+                report(problem.severity, "\"\(key)\": \(problem.message)", hint: problem.hint)
+            }
+            if options.reportsIdenticalValues, let text = entry.text, !text.isEmpty, text == original.text {
+                report(.info, "\"\(key)\" is the same as in \(development)", hint: "not translated yet?")
+            }
+        }
+        if let reference, let development, comparesKeys {
+            let file = files.tableFile
+            for key in reference.sortedKeys where table![key] == nil {
+                found.append(Diagnostic(file: file, line: 0, column: 0, severity: .warning,
+                                        message: "\"\(key)\" is not translated into \(localization): \(development)'s text shows",
+                                        hint: "add it to \(localization).lproj/\(name)"))
+            }
+        }
+        return found
+    }
+
+    /// The diagnostics about the bundle as a whole: `.lproj` names, and
+    /// `InfoPlist` across localizations and against `Info.plist`.
+    public func bundleDiagnostics() -> [Diagnostic] {
+        var found: [Diagnostic] = []
+        for localization in bundle.localizations {
+            guard let meant = Self.scriptMeant(by: localization) else { continue }
+            found.append(Diagnostic(file: bundle.path + "/" + localization + ".lproj", line: 0, column: 0, severity: .warning,
+                                    message: "\(localization).lproj names a region where a script is meant: Apple matches "
+                                        + "\(meant) for this text", hint: "rename it \(meant).lproj"))
+        }
+        found += infoPlistDiagnostics()
+        return found
+    }
+
+    /// The development localization of `bundle`: its `Info.plist`'s
+    /// `CFBundleDevelopmentRegion` (beside it, or one level up: `Contents/`),
+    /// else `en` or `English`, else nil.
+    public static func developmentLocalization(of bundle: LocalizedBundle) -> String? {
+        if let info = infoPlist(of: bundle.path), let region = info["CFBundleDevelopmentRegion"] as? String,
+           let localization = localization(named: region, in: bundle) {
+            return localization
+        }
+        for name in ["en", "English", "en-US"] where bundle.tables[name] != nil { return name }
+        return nil
+    }
+
+    // MARK: - Rules
+
+    /// A problem found comparing two values' arguments.
+    struct Problem {
+        var severity: Diagnostic.Severity
+        var message: String
+        var hint: String?
+    }
+
+    /// How `translated` reads its arguments against `original`.
+    static func compare(_ original: FormatArguments, _ translated: FormatArguments, development: String, localization: String) -> [Problem] {
+        var problems: [Problem] = []
+        for position in Set(original.uses.keys).union(translated.uses.keys).sorted() {
+            let before = original.uses[position] ?? [], after = translated.uses[position] ?? []
+            guard let first = before.first else {
+                problems.append(Problem(severity: .error, message: "reads argument \(position) (\(after[0].written)), which \(development) never passes",
+                                        hint: "the app passes only the arguments \(development)'s text reads"))
+                continue
+            }
+            guard let use = after.first(where: { $0.kind != first.kind }) ?? after.first else {
+                problems.append(Problem(severity: .warning, message: "leaves out argument \(position) (\(first.written) in \(development))",
+                                        hint: "write it as \(first.written), or %\(position)$… to place it"))
+                continue
+            }
+            if use.kind != first.kind {
+                problems.append(Problem(severity: .error, message: "reads argument \(position) as \(use.kind.description) (\(use.written)), but "
+                                            + "\(development) reads it as \(first.kind.description) (\(first.written))",
+                                        hint: "a mismatched specifier reads the wrong type: a crash on Apple platforms"))
+            } else if use.length != first.length {
+                problems.append(Problem(severity: .warning, message: "reads argument \(position) as \(use.written), \(development) as \(first.written)",
+                                        hint: "use the same length modifier"))
+            }
+        }
+        return problems
+    }
+
+    /// The CLDR plural categories of a localization's language (nil for `Base` or a name ICU does not know).
+    static func pluralCategories(of localization: String) -> [String]? {
+        guard let tag = LanguageTag(localization), !tag.isBase else { return nil }
+        return ICU.pluralCategories(tag.identifier)
+    }
+
+    /// The plural rules of an entry: its value's (variable nil) and each variable's.
+    static func pluralRules(of entry: Entry) -> [(variable: String?, forms: [String: Variants])] {
+        func rules(_ variants: Variants) -> [[String: Variants]] {
+            switch variants {
+            case .text: []
+            case .plural(let forms): [forms]
+            case .device(let forms): forms.keys.sorted().flatMap { rules(forms[$0]!) }
+            }
+        }
+        return rules(entry.value).map { (nil, $0) }
+            + entry.substitutions.keys.sorted().flatMap { name in rules(entry.substitutions[name]!.variants).map { (name, $0) } }
+    }
+
+    static func hasEmptyText(_ variants: Variants) -> Bool {
+        switch variants {
+        case .text(let text): text.isEmpty
+        case .plural(let forms), .device(let forms): forms.values.contains(where: hasEmptyText)
+        }
+    }
+
+    /// `zh-Hant` for `zh-TW`, `zh-HK`, `zh-MO` (and `zh_TW`…), `zh-Hans` for `zh-CN`, `zh-SG` (and `zh_CN`): nil otherwise.
+    static func scriptMeant(by localization: String) -> String? {
+        let parts = localization.split(whereSeparator: { $0 == "-" || $0 == "_" }).map { $0.lowercased() }
+        guard parts.count == 2, parts[0] == "zh" else { return nil }
+        switch parts[1] {
+        case "tw", "hk", "mo": return "zh-Hant"
+        case "cn", "sg": return "zh-Hans"
+        default: return nil
+        }
+    }
+
+    private func infoPlistDiagnostics() -> [Diagnostic] {
+        let localized = bundle.localizations.filter { $0 != "Base" }.compactMap { name in bundle.tables[name]?["InfoPlist"].map { (name, $0) } }
+        guard !localized.isEmpty else { return [] }
+        var found: [Diagnostic] = []
+        let info = Self.infoPlist(of: bundle.path)
+        var files: [String: FileLocations] = [:]
+        func place(_ localization: String, _ key: String?) -> (String, Int, Int) {
+            var locations = files[localization] ?? FileLocations(bundlePath: bundle.path, localization: localization, table: "InfoPlist")
+            defer { files[localization] = locations }
+            guard let key, let entry = bundle.tables[localization]?["InfoPlist"]?[key] else { return (locations.tableFile, 0, 0) }
+            return locations.location(of: key, entry: entry)
+        }
+        if let info {
+            for (localization, table) in localized {
+                for key in ["CFBundleDisplayName", "CFBundleName"] where table[key] != nil && info[key] == nil {
+                    let (file, line, column) = place(localization, key)
+                    found.append(Diagnostic(file: file, line: line, column: column, severity: .warning,
+                                            message: "\(key) is localized but the bundle's Info.plist has no \(key): the translation is ignored",
+                                            hint: "add \(key) to Info.plist"))
+                }
+            }
+        }
+        // Usage descriptions: each one any localization (or Info.plist) has, in every localization.
+        var usage = Set(localized.flatMap { $0.1.keys.filter(Self.isUsageDescription) })
+        if let info { usage.formUnion(info.keys.filter(Self.isUsageDescription)) }
+        for localization in bundle.localizations where localization != development && localization != "Base" {
+            let table = bundle.tables[localization]?["InfoPlist"] ?? Table()
+            for key in usage.sorted() where table[key] == nil {
+                let (file, _, _) = place(localization, nil)
+                found.append(Diagnostic(file: file, line: 0, column: 0, severity: .warning,
+                                        message: "\(key) is not localized in \(localization): the permission prompt shows "
+                                            + "\(development.map { "the \($0) text" } ?? "the Info.plist text")",
+                                        hint: "add \"\(key)\" to \(localization).lproj/InfoPlist.strings"))
+            }
+        }
+        return found
+    }
+
+    private static func isUsageDescription(_ key: String) -> Bool {
+        key.hasPrefix("NS") && key.hasSuffix("UsageDescription")
+    }
+
+    /// The bundle's Info.plist: beside its `.lproj` directories (iOS), or one level up (macOS `Contents/Resources`).
+    static func infoPlist(of bundlePath: String) -> [String: Any]? {
+        for path in [bundlePath + "/Info.plist", (bundlePath as NSString).deletingLastPathComponent + "/Info.plist"] {
+            guard let data = FileManager.default.contents(atPath: path),
+                  let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else { continue }
+            return plist
+        }
+        return nil
+    }
+
+    /// The localization of `bundle` that `name` means (`en` for `en`, `English` for `en` when that is what the bundle has).
+    static func localization(named name: String, in bundle: LocalizedBundle) -> String? {
+        if bundle.tables[name] != nil { return name }
+        guard let tag = LanguageTag(name) else { return nil }
+        return bundle.localizations.first { LanguageTag($0)?.identifier == tag.identifier }
+    }
+
+    private static func list(_ categories: [String]) -> String {
+        categories.map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+
+    /// Whether a parser's diagnostic says what a check says (worse): `check` reports it once.
+    public static func supersedes(_ diagnostic: Diagnostic) -> Bool {
+        diagnostic.message.contains("has no \"other\" form")
+    }
+
+    private static func ordered(_ categories: [String]) -> String {
+        categories.sorted { order($0) < order($1) }.joined(separator: ", ")
+    }
+
+    private static func order(_ category: String) -> Int {
+        ["zero", "one", "two", "few", "many", "other"].firstIndex(of: category) ?? 6
+    }
+}
+
+/// Where a localization's table and its keys are written (read again only when a problem is reported).
+struct FileLocations {
+    let bundlePath: String
+    let localization: String
+    let table: String
+    private var located: [String: KeyLocations] = [:]
+
+    init(bundlePath: String, localization: String, table: String) {
+        self.bundlePath = bundlePath
+        self.localization = localization
+        self.table = table
+    }
+
+    /// The table's main file: `.strings`, else `.stringsdict`, else the bundle's `.xcstrings`.
+    var tableFile: String {
+        candidates(preferringRules: false).first { FileManager.default.fileExists(atPath: $0) }
+            ?? "\(bundlePath)/\(localization).lproj/\(table).strings"
+    }
+
+    /// The file, line and column of `key` (a rule is looked for in the `.stringsdict` first).
+    mutating func location(of key: String, entry: Entry) -> (file: String, line: Int, column: Int) {
+        let rules = if case .text = entry.value { !entry.substitutions.isEmpty } else { true }
+        var existing: String?
+        for path in candidates(preferringRules: rules) {
+            if located[path] == nil, let locations = KeyLocations(path: path) { located[path] = locations }
+            guard let locations = located[path] else { continue }
+            existing = existing ?? path
+            if let (line, column) = locations.location(of: key) { return (path, line, column) }
+        }
+        return (existing ?? tableFile, 0, 0)
+    }
+
+    private func candidates(preferringRules rules: Bool) -> [String] {
+        let lproj = "\(bundlePath)/\(localization).lproj/\(table)"
+        let files = rules ? [lproj + ".stringsdict", lproj + ".strings"] : [lproj + ".strings", lproj + ".stringsdict"]
+        return files + ["\(bundlePath)/\(table).xcstrings"]
+    }
+}

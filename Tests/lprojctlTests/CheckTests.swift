@@ -1,0 +1,73 @@
+import Foundation
+import XCTest
+
+/// `lprojctl check` on the fixtures in Tests/Fixtures/check: `Defects`
+/// holds one instance of every defect the cross-language checks catch,
+/// `Clean` none (and prints nothing).
+final class CheckTests: XCTestCase {
+    private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/check").path
+
+    func testEveryDefectIsReportedWhereItIs() throws {
+        let result = try runCommand("lprojctl", ["check", fixtures + "/Defects"])
+        XCTAssertEqual(result.status, 1, "errors fail the check: \(result.stderr)")
+        let bundle = fixtures + "/Defects"
+        let lines = Set(result.stdout.split(separator: "\n").map { $0.replacingOccurrences(of: bundle + "/", with: "") })
+        let expected: [String] = [
+            // Format specifiers against en's.
+            #"de.lproj/Localizable.strings:1:1: error: "greeting": reads argument 1 as an integer (%d), but en reads it as an object (%@)"#,
+            #"de.lproj/Localizable.strings:4:1: error: "twice": reads argument 2 (%d), which en never passes"#,
+            #"de.lproj/Localizable.strings:2:1: warning: "count": leaves out argument 1 (%d in en)"#,
+            // A variable read against its NSStringFormatValueTypeKey.
+            #"en.lproj/Localizable.stringsdict:23:2: error: "bytes": variable bytes is an integer (NSStringFormatValueTypeKey d), but one of its forms reads it with %@, as an object"#,
+            // Plural rules against CLDR (ICU).
+            #"ru.lproj/Localizable.stringsdict:21:2: error: the plural rule of variable bytes of "bytes" has no "other" form"#,
+            #"ru.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" lacks "few", "many", which ru needs (CLDR: one, few, many, other)"#,
+            #"en.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" has "few", which en never selects (CLDR: one, other)"#,
+            // Keys.
+            #"de.lproj/Localizable.strings: warning: "only_en" is not translated into de: en's text shows"#,
+            #"de.lproj/Localizable.strings:5:1: warning: "extra" is in de but not in en, the development localization"#,
+            // Values.
+            #"de.lproj/Localizable.strings:2:1: warning: "count" has an empty value"#,
+            // Names.
+            #"zh-TW.lproj: warning: zh-TW.lproj names a region where a script is meant: Apple matches zh-Hant for this text"#,
+            // InfoPlist.
+            #"de.lproj/InfoPlist.strings:1:1: warning: CFBundleDisplayName is localized but the bundle's Info.plist has no CFBundleDisplayName: the translation is ignored"#,
+            #"de.lproj/InfoPlist.strings: warning: NSCameraUsageDescription is not localized in de: the permission prompt shows the en text"#,
+        ]
+        for line in expected {
+            XCTAssertTrue(lines.contains { $0.hasPrefix(line) }, "missing: \(line)\nin:\n\(result.stdout)")
+        }
+        // Each problem once: the parser's own "no other form" warning gives way to the check's error.
+        XCTAssertEqual(lines.count { $0.contains("has no \"other\" form") }, 1, result.stdout)
+        XCTAssertFalse(lines.contains { $0.contains("\"same\"") }, "identical values only with --info")
+        XCTAssertFalse(lines.contains { $0.contains("\"pair\"") }, "%2$d und %1$@ reorders en's %1$@ and %2$d: fine")
+        XCTAssertTrue(result.stderr.hasPrefix("4 errors, "), result.stderr)
+    }
+
+    func testInfoReportsIdenticalValuesAndJSONCarriesTheSame() throws {
+        let result = try runCommand("lprojctl", ["check", "--info", "--format", "json", fixtures + "/Defects"])
+        XCTAssertEqual(result.status, 1)
+        let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        let same = try XCTUnwrap(parsed.first { ($0["message"] as? String)?.hasPrefix("\"same\" is the same as in en") == true })
+        XCTAssertEqual(same["severity"] as? String, "info")
+        XCTAssertEqual(same["file"] as? String, fixtures + "/Defects/de.lproj/Localizable.strings")
+        XCTAssertEqual(same["line"] as? Int, 6)
+        XCTAssertEqual(same["column"] as? Int, 1)
+    }
+
+    func testACleanBundleYieldsNothing() throws {
+        let result = try runCommand("lprojctl", ["check", "--info", fixtures + "/Clean"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertEqual(result.stdout, "")
+        XCTAssertEqual(result.stderr, "")
+    }
+
+    func testUsageErrorsExitTwo() throws {
+        XCTAssertEqual(try runCommand("lprojctl", ["check"]).status, 2)
+        XCTAssertEqual(try runCommand("lprojctl", ["check", "--format", "xml", fixtures + "/Clean"]).status, 2)
+        let missing = try runCommand("lprojctl", ["check", fixtures + "/Nowhere"])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("Nowhere: not a bundle directory"), missing.stderr)
+    }
+}
