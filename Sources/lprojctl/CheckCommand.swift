@@ -63,11 +63,7 @@ enum CheckCommand {
                 unreadable = true
             }
         }
-        if format == "json" {
-            Console.out(try! CanonicalJSON.text(encoding: diagnostics))
-        } else if !diagnostics.isEmpty {
-            Console.out(diagnostics.map(\.description).joined(separator: "\n"))
-        }
+        printDiagnostics(diagnostics, format: format)
         let errors = diagnostics.count { $0.severity == .error }
         if !diagnostics.isEmpty {
             let warnings = diagnostics.count { $0.severity == .warning }, infos = diagnostics.count - errors - warnings

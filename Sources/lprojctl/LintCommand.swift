@@ -60,11 +60,7 @@ enum LintCommand {
             }
         }
 
-        if format == "json" {
-            Console.out(try! CanonicalJSON.text(encoding: diagnostics))
-        } else if !diagnostics.isEmpty {
-            Console.out(diagnostics.map(\.description).joined(separator: "\n"))
-        }
+        printDiagnostics(diagnostics, format: format)
         let errors = diagnostics.filter { $0.severity == .error }.count
         let warnings = diagnostics.count - errors
         Console.error("\(plural(errors, "error")) and \(plural(warnings, "warning")) in \(plural(fileCount, "file"))")
@@ -73,6 +69,15 @@ enum LintCommand {
 
     private static func plural(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}
+
+/// Prints `diagnostics` as `--format` asks: one gcc-style line each, or a JSON array (`[]` for none).
+func printDiagnostics(_ diagnostics: [Diagnostic], format: String) {
+    if format == "json" {
+        Console.out(try! CanonicalJSON.text(encoding: diagnostics))
+    } else if !diagnostics.isEmpty {
+        Console.out(diagnostics.map(\.description).joined(separator: "\n"))
     }
 }
 
