@@ -23,7 +23,7 @@ _lprojctl() {
         match) options="--available --prefer --development --help" ;;
         get) options="--bundle --language --table --development --default --fallback --arg --json --live --socket --help" ;;
         status|list) options="--json --socket --help" ;;
-        tail) options="--json --bundle --language --table --count --socket --help" ;;
+        tail) options="--json --diagnostics --bundle --language --table --count --socket --help" ;;
         select) options="--app --socket --help" ;;
     esac
     if [[ $cur == -* ]]; then

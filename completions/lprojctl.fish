@@ -29,6 +29,7 @@ complete -c lprojctl -n "__fish_seen_subcommand_from get" -l arg -x -d 'a format
 complete -c lprojctl -n "__fish_seen_subcommand_from get" -l live -d 'ask the running lprojd'
 complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail" -l json -d 'print JSON'
 complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l count -x -d 'exit after N events'
+complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l diagnostics -d 'also the bundles\' checks'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -l app -x -d 'the app\'s identifier'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -a system -d 'follow the environment again'
 complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail select" -l socket -r -F -d 'the daemon\'s socket'

@@ -35,15 +35,31 @@ extension Daemon {
             case .failure(let error): return .failure(error)
             }
         }
-        let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables)
+        let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
+                                        diagnostics: request.diagnostics ?? false)
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {
-            return .reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil))
+            reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil), to: id, on: client)
+            sendCurrentDiagnostics(to: subscription, of: session)
+            return .later
         }
         // The reply first, then what was missed, in order.
         reply(Subscribe.Reply(clock: clock, fresh: false), to: id, on: client)
         publisher.replay(replay, to: session, subscription: subscription)
+        sendCurrentDiagnostics(to: subscription, of: session)
         return .later
+    }
+
+    /// A subscription that asked for diagnostics gets the current set of
+    /// each bundle it covers that has any (worked out now if need be).
+    private func sendCurrentDiagnostics(to subscription: Subscription, of session: Session) {
+        guard subscription.wantsDiagnostics else { return }
+        let bundles = subscription.bundle.map { [$0.string] } ?? catalog.bundles
+        for bundle in bundles {
+            let diagnostics = checks.diagnostics(of: bundle, in: catalog)
+            guard !diagnostics.isEmpty, let body = try? Wire.eventBody(Diagnostics(clock: clock, bundle: bundle, diagnostics: diagnostics)) else { continue }
+            session.enqueueEvent(body, for: subscription.name)
+        }
     }
 
     func unsubscribe(_ request: Unsubscribe, client: ClientConnection, id: RequestID) -> Answer<EmptyReply> {
@@ -90,9 +106,11 @@ extension Daemon {
             }
         }
         let bundles = tables.sorted { $0.key < $1.key }.map { bundle, localizations in
-            BundleSummary(path: bundle.string, localizations: localizations.sorted { $0.key < $1.key }.map { name, tables in
+            let found = checks.diagnostics(of: bundle.string, in: catalog)
+            let errors = found.count { $0.severity == .error }
+            return BundleSummary(path: bundle.string, localizations: localizations.sorted { $0.key < $1.key }.map { name, tables in
                 LocalizationSummary(name: name.string, tables: tables.sorted { $0.key < $1.key }.map(\.value))
-            })
+            }, checks: CheckCounts(errors: errors, warnings: found.count { $0.severity == .warning }))
         }
         return .reply(List.Reply(bundles: bundles))
     }

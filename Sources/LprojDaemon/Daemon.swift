@@ -65,6 +65,9 @@ public final class Daemon {
     private var settling: [(ticket: UInt64, sync: PendingSync)] = []
     private var handlers = Handlers()
     private var stopping = false
+    /// The bundles' cross-language checks, and the tables whose checks wait for the end of the loop's turn.
+    let checks = Checks()
+    private var pendingChecks: [ExactName: Set<TableAddress>] = [:]
     /// Connections by their session (the publisher names sessions, not descriptors).
     private var bySession: [Int: Int32] = [:]
     /// Connections refused (access, limits), kept until their peer closes.
@@ -320,6 +323,11 @@ public final class Daemon {
             if held, !treeRead, let batch = tree?.readBatch(waiting: false) { handle(batch) }
             armTimer()
             flushTouched()
+            // The checks of what changed run once its events are on their way.
+            if !pendingChecks.isEmpty {
+                runChecks()
+                flushTouched()
+            }
             service.status(statusLine)
         }
         shutDown()
@@ -337,6 +345,10 @@ public final class Daemon {
             switch change {
             case .tableChanged(let address, let diff, _):
                 log.debug("\(address.bundle)/\(address.localization)/\(address.table): +\(diff.added.count) ~\(diff.changed.count) -\(diff.removed.count)")
+                pendingChecks[ExactName(address.bundle), default: []].insert(address)
+            case .bundleRemoved(let bundle):
+                checks.forget(bundle)
+                pendingChecks[ExactName(bundle)] = nil
             case .tableInvalid(let file, _, _, _, let diagnostics, let kept):
                 log.info("\(file): \(diagnostics.filter { $0.severity == .error }.count) error(s); \(kept ? "last good version kept" : "not served")")
             default:
@@ -344,6 +356,19 @@ public final class Daemon {
             }
         }
         publisher.publish(changes)
+    }
+
+    /// Checks the tables that changed again (`Checks`) and publishes each
+    /// bundle's set of diagnostics that changed.
+    private func runChecks() {
+        let started = ContinuousClock.now
+        let due = pendingChecks
+        pendingChecks.removeAll()
+        for (bundle, tables) in due.sorted(by: { $0.key < $1.key }) {
+            guard let diagnostics = checks.update(bundle.string, tables: tables, in: catalog) else { continue }
+            publisher.publish(scope: .checks(bundle: bundle.string)) { Diagnostics(clock: $0, bundle: bundle.string, diagnostics: diagnostics) }
+        }
+        log.debug("checks of \(due.count) bundle(s) in \(ContinuousClock.now - started)")
     }
 
     // MARK: - The loop's inputs

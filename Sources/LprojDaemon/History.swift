@@ -99,4 +99,6 @@ enum Scope {
     case app(String)
     /// Every subscription (a resync after an overflow).
     case everyone
+    /// A bundle's checks: for subscriptions that asked for them (and cover the bundle).
+    case checks(bundle: String)
 }

@@ -13,12 +13,15 @@ struct Subscription {
     let tables: Set<ExactName>?
     /// `{"sub":"name",`: the start of every event line it gets.
     let prefix: [UInt8]
+    /// Whether it gets `diagnostics` events.
+    let wantsDiagnostics: Bool
     /// Events were dropped because the connection's queue was full: it is
     /// owed a `resync` once the queue drains.
     var lagging = false
 
-    init(name: String, bundle: String?, localizations: [String]?, tables: [String]?) {
+    init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false) {
         self.name = name
+        wantsDiagnostics = diagnostics
         self.bundle = bundle.map(ExactName.init)
         self.localizations = localizations.map { Set($0.map(ExactName.init)) }
         self.tables = tables.map { Set($0.map(ExactName.init)) }
@@ -35,6 +38,8 @@ struct Subscription {
             return app.map { $0.hasSameBytes(as: selected) } ?? true
         case .bundle(let path):
             return bundle?.matches(path) ?? true
+        case .checks(let path):
+            return wantsDiagnostics && (bundle?.matches(path) ?? true)
         case .localization(let path, let localization):
             return (bundle?.matches(path) ?? true) && (localizations?.contains(ExactName(localization)) ?? true)
         case .table(let path, let localization, let table):

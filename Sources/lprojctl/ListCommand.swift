@@ -9,7 +9,9 @@ enum ListCommand {
 
         Lists every bundle the running lprojd knows, its localizations, and each
         table with its entry count. A table whose file is broken right now is
-        marked "invalid" (its last good version is still served).
+        marked "invalid" (its last good version is still served). A bundle the
+        cross-language checks find problems in says how many (lprojctl tail
+        --diagnostics shows them, lprojctl check BUNDLE too).
 
         Options:
           --json          print the daemon's reply as canonical JSON
@@ -29,7 +31,11 @@ enum ListCommand {
         }
         var lines: [String] = []
         for bundle in list.bundles {
-            lines.append(bundle.path)
+            var header = bundle.path
+            if let checks = bundle.checks, checks.errors + checks.warnings > 0 {
+                header += "  (checks: \(checks.errors) error\(checks.errors == 1 ? "" : "s"), \(checks.warnings) warning\(checks.warnings == 1 ? "" : "s"))"
+            }
+            lines.append(header)
             let width = bundle.localizations.map(\.name.count).max() ?? 0
             for localization in bundle.localizations {
                 let tables = localization.tables.map { table -> String in

@@ -7,16 +7,19 @@ import LprojTables
 /// `lprojctl tail`: the daemon's events as they happen.
 enum TailCommand {
     static let help = """
-        Usage: lprojctl tail [--json] [--bundle PATH] [--language NAME]... [--table NAME]...
-                             [--count N] [--socket PATH]
+        Usage: lprojctl tail [--json] [--diagnostics] [--bundle PATH] [--language NAME]...
+                             [--table NAME]... [--count N] [--socket PATH]
 
         Subscribes to the running lprojd and prints every event as it happens:
         edits as diffs (+ added, ~ changed with old → new, - removed), broken
         saves as file:line:col diagnostics, localizations and bundles appearing
         and going, language selections, and resyncs. Runs until interrupted.
+        With --diagnostics, also each bundle's cross-language checks (lprojctl
+        check's rules) whenever their set changes, starting with the current ones.
 
         Options:
           --json            print each event as the daemon sent it (one JSON object per line)
+          --diagnostics     also the bundles' cross-language checks, as they change
           --bundle PATH     only this bundle directory
           --language NAME   only this localization, as named on disk (zh-Hant); repeat for more
           --table NAME      only this table (Localizable); repeat for more
@@ -29,7 +32,8 @@ enum TailCommand {
 
     static func run(_ argv: [String]) {
         let command = "\(program) tail"
-        let arguments = LiveDaemon.arguments(argv, command: command, help: help, flags: ["json"], options: ["bundle", "language", "table", "count"])
+        let arguments = LiveDaemon.arguments(argv, command: command, help: help, flags: ["json", "diagnostics"],
+                                           options: ["bundle", "language", "table", "count"])
         var remaining = Int.max
         if let count = arguments.value("count") {
             guard let number = Int(count), number > 0 else { Console.usage(command, UsageError("--count takes a positive number, not '\(count)'")) }
@@ -40,7 +44,7 @@ enum TailCommand {
         let (connection, _) = LiveDaemon.connect(arguments, client: "lprojctl tail")
         let json = arguments.has("json")
         let subscribe = Subscribe(name: "tail", bundle: bundle, languages: languages.isEmpty ? nil : languages,
-                                  tables: tables.isEmpty ? nil : tables, snapshot: !json)
+                                  tables: tables.isEmpty ? nil : tables, snapshot: !json, diagnostics: arguments.has("diagnostics"))
         let reply = LiveDaemon.send(subscribe, on: connection)
         // The human view shows old values: it keeps the tables, from a snapshot and the events since.
         var state = State(reply.tables ?? [])
@@ -110,6 +114,11 @@ enum TailCommand {
                 case BundleRemoved.name:
                     let removed = try event.decode(BundleRemoved.self)
                     return "\(removed.clock) bundle-removed \(removed.bundle)"
+                case Diagnostics.name:
+                    let checks = try event.decode(Diagnostics.self)
+                    let errors = checks.diagnostics.count { $0.severity == .error }, warnings = checks.diagnostics.count - errors
+                    let summary = checks.diagnostics.isEmpty ? "clean" : "\(errors) error\(errors == 1 ? "" : "s"), \(warnings) other"
+                    return (["\(checks.clock) diagnostics \(checks.bundle): \(summary)"] + checks.diagnostics.map { "  \($0)" }).joined(separator: "\n")
                 case Resync.name:
                     let resync = try event.decode(Resync.self)
                     // What was missed cannot be shown; the state is reloaded so later diffs are right.

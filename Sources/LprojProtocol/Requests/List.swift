@@ -18,10 +18,24 @@ public struct List: Request {
 public struct BundleSummary: Codable, Sendable, Equatable {
     public var path: String
     public var localizations: [LocalizationSummary]
+    /// How many problems the cross-language checks find (`diagnostics` events say which).
+    public var checks: CheckCounts?
 
-    public init(path: String, localizations: [LocalizationSummary]) {
+    public init(path: String, localizations: [LocalizationSummary], checks: CheckCounts? = nil) {
         self.path = path
         self.localizations = localizations
+        self.checks = checks
+    }
+}
+
+/// The cross-language checks' problems in a bundle, by severity.
+public struct CheckCounts: Codable, Sendable, Equatable {
+    public var errors: Int
+    public var warnings: Int
+
+    public init(errors: Int, warnings: Int) {
+        self.errors = errors
+        self.warnings = warnings
     }
 }
 

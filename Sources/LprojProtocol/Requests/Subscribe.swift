@@ -19,10 +19,13 @@ public struct Subscribe: Request {
     public var since: Clock?
     /// Whether a fresh reply carries the matching tables; default: when `since` is given.
     public var snapshot: Bool?
+    /// Whether `diagnostics` events come too (the bundles' cross-language checks); default false.
+    public var diagnostics: Bool?
 
     public init(name: String, bundle: String? = nil, languages: [String]? = nil, tables: [String]? = nil, since: Clock? = nil,
-                snapshot: Bool? = nil) {
+                snapshot: Bool? = nil, diagnostics: Bool? = nil) {
         self.name = name
+        self.diagnostics = diagnostics
         self.bundle = bundle
         self.languages = languages
         self.tables = tables

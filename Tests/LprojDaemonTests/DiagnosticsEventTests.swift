@@ -1,0 +1,60 @@
+import Foundation
+import LprojProtocol
+import LprojTables
+import XCTest
+
+/// The daemon runs `lprojctl check`'s rules on every change: a subscriber
+/// that asks for diagnostics gets each bundle's set whenever it changes
+/// (the current one first), `list` counts them, and a subscriber that did
+/// not ask never hears of them.
+final class DiagnosticsEventTests: XCTestCase {
+    func testASaveThatBreaksAFormatIsReportedAndItsFixClearsIt() throws {
+        let daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"greeting\" = \"Hello %@\";\n\"count\" = \"%d items\";\n")
+        try daemon.write("App/de.lproj/Localizable.strings", "\"greeting\" = \"Hallo %@\";\n\"count\" = \"%d Dinge\";\n")
+        try daemon.write("Other/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
+        try daemon.write("Other/fr.lproj/Localizable.strings", "\"extra\" = \"en trop\";\n")
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        _ = try connection.send(Subscribe(name: "checks", diagnostics: true))
+        let plain = try daemon.connect()
+        _ = try plain.send(Hello(client: "plain"))
+        _ = try plain.send(Subscribe(name: "tables"))
+        // The current set of each bundle that has problems, right after the reply.
+        let current = try connection.awaitEvent(Diagnostics.name).decode(Diagnostics.self)
+        XCTAssertEqual(current.bundle, daemon.path("Other"))
+        XCTAssertEqual(Set(current.diagnostics.map(\.message)), [#""k" is not translated into fr: en's text shows"#,
+                                                                 #""extra" is in fr but not in en, the development localization"#])
+        let app = daemon.path("App")
+        XCTAssertEqual(try connection.send(List()).bundles.first { $0.path == app }?.checks, CheckCounts(errors: 0, warnings: 0))
+
+        try daemon.write("App/de.lproj/Localizable.strings", "\"greeting\" = \"Hallo %d\";\n\"count\" = \"%d Dinge\";\n")
+        let broken = try connection.awaitEvent(Diagnostics.name).decode(Diagnostics.self)
+        XCTAssertEqual(broken.bundle, app)
+        XCTAssertEqual(broken.diagnostics.map(\.description), [
+            daemon.path("App/de.lproj/Localizable.strings") + #":1:1: error: "greeting": reads argument 1 as an integer (%d), but en reads it as an object (%@) (a mismatched specifier reads the wrong type: a crash on Apple platforms)"#,
+        ])
+        XCTAssertEqual(try connection.send(List()).bundles.first { $0.path == app }?.checks, CheckCounts(errors: 1, warnings: 0))
+
+        // An edit of the development table checks every localization against it again.
+        try daemon.write("App/en.lproj/Localizable.strings", "\"greeting\" = \"Hello %d\";\n\"count\" = \"%d items\";\n\"new\" = \"New\";\n")
+        let again = try connection.awaitEvent(Diagnostics.name).decode(Diagnostics.self)
+        XCTAssertEqual(again.diagnostics.map(\.message), [#""new" is not translated into de: en's text shows"#])
+
+        // Fixed: the set is empty again, said once.
+        try daemon.write("App/de.lproj/Localizable.strings", "\"greeting\" = \"Hallo %d\";\n\"count\" = \"%d Dinge\";\n\"new\" = \"Neu\";\n")
+        XCTAssertEqual(try connection.awaitEvent(Diagnostics.name).decode(Diagnostics.self).diagnostics, [])
+        _ = try connection.send(Sync())
+        var names: [String] = []
+        while let event = try? connection.nextEvent(timeout: .milliseconds(1)) { names.append(event.name) }
+        XCTAssertFalse(names.contains(Diagnostics.name), "nothing more: \(names)")
+        // The subscriber that did not ask saw the tables change, and no diagnostics.
+        _ = try plain.send(Sync())
+        var plainNames: [String] = []
+        while let event = try? plain.nextEvent(timeout: .milliseconds(1)) { plainNames.append(event.name) }
+        XCTAssertTrue(plainNames.contains(TableChanged.name))
+        XCTAssertFalse(plainNames.contains(Diagnostics.name), "\(plainNames)")
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+}
