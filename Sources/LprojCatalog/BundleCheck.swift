@@ -75,33 +75,57 @@ public struct BundleCheck: Sendable {
     /// comparison with the development table of that name.
     public func diagnostics(localization: String, table name: String) -> [Diagnostic] {
         var files = FileLocations(bundlePath: bundle.path, localization: localization, table: name)
+        var found = tableDiagnostics(localization: localization, table: name)
         let table = bundle.tables[localization]?[name]
-        let reference = localization == development || localization == "Base" ? nil : development.flatMap { bundle.tables[$0]?[name] }
+        // In file order (a table of thousands of keys is checked on a save: nothing sorted).
+        for (key, _) in table ?? Table() { found += diagnostics(localization: localization, table: name, key: key, files: &files) }
+        if let reference = reference(localization: localization, table: name), table != nil {
+            for (key, _) in reference where table![key] == nil {
+                found += diagnostics(localization: localization, table: name, key: key, files: &files)
+            }
+        }
+        return found
+    }
+
+    /// The diagnostics of `localization`'s table `table` as a whole (one it lacks that the development localization has).
+    public func tableDiagnostics(localization: String, table name: String) -> [Diagnostic] {
+        guard bundle.tables[localization]?[name] == nil, name != "InfoPlist", let development,
+              let reference = reference(localization: localization, table: name), !reference.isEmpty else { return [] }
+        return [Diagnostic(file: bundle.path + "/" + localization + ".lproj", line: 0, column: 0, severity: .warning,
+                           message: "\(localization) has no \(name) table: its \(reference.count) key(s) show in \(development)",
+                           hint: "add \(localization).lproj/\(name).strings with their translations")]
+    }
+
+    /// The diagnostics about one key of `localization`'s table `table`: its
+    /// value on its own, and against the development localization's (a key
+    /// only one of them has included). What the daemon checks again after a
+    /// save changed that key (`files` keeps the files it located keys in).
+    public func diagnostics(localization: String, table name: String, key: String, files: inout FileLocations) -> [Diagnostic] {
+        let table = bundle.tables[localization]?[name]
+        let reference = reference(localization: localization, table: name)
         // InfoPlist keys are Info.plist's: which ones a localization translates is `bundleDiagnostics`' business.
         let comparesKeys = name != "InfoPlist"
-        var found: [Diagnostic] = []
-        if table == nil {
-            guard comparesKeys else { return [] }
-            guard let reference, !reference.isEmpty, let development else { return [] }
-            let place = bundle.path + "/" + localization + ".lproj"
-            return [Diagnostic(file: place, line: 0, column: 0, severity: .warning,
-                               message: "\(localization) has no \(name) table: its \(reference.count) key(s) show in \(development)",
-                               hint: "add \(localization).lproj/\(name).strings with their translations")]
+        guard let entry = table?[key] else {
+            guard table != nil, comparesKeys, let development, reference?[key] != nil else { return [] }
+            return [Diagnostic(file: files.tableFile, line: 0, column: 0, severity: .warning,
+                               message: "\"\(key)\" is not translated into \(localization): \(development)'s text shows",
+                               hint: "add it to \(localization).lproj/\(name)")]
         }
-        let categories = Self.pluralCategories(of: localization)
-        for key in table!.sortedKeys {
-            let entry = table![key]!
-            func report(_ severity: Diagnostic.Severity, _ message: String, hint: String? = nil) {
-                let (file, line, column) = files.location(of: key, entry: entry)
-                found.append(Diagnostic(file: file, line: line, column: column, severity: severity, message: message, hint: hint))
-            }
-            // The value on its own.
-            if Self.hasEmptyText(entry.value) || entry.substitutions.values.contains(where: { Self.hasEmptyText($0.variants) }) {
-                report(.warning, "\"\(key)\" has an empty value", hint: "an empty translation shows nothing; remove the entry to fall back")
-            }
-            let arguments = FormatArguments(entry)
-            for problem in arguments.problems { report(.error, "\"\(key)\": \(problem)") }
-            for (variable, rule) in Self.pluralRules(of: entry) {
+        var found: [Diagnostic] = []
+        func report(_ severity: Diagnostic.Severity, _ message: String, hint: String? = nil) {
+            let (file, line, column) = files.location(of: key, entry: entry)
+            found.append(Diagnostic(file: file, line: line, column: column, severity: severity, message: message, hint: hint))
+        }
+        // The value on its own.
+        if Self.hasEmptyText(entry.value) || entry.substitutions.values.contains(where: { Self.hasEmptyText($0.variants) }) {
+            report(.warning, "\"\(key)\" has an empty value", hint: "an empty translation shows nothing; remove the entry to fall back")
+        }
+        let arguments = FormatArguments(entry)
+        for problem in arguments.problems { report(.error, "\"\(key)\": \(problem)") }
+        let rules = Self.pluralRules(of: entry)
+        if !rules.isEmpty {
+            let categories = Self.pluralCategories(of: localization)
+            for (variable, rule) in rules {
                 let forms = Set(rule.keys)
                 let named = variable.map { "variable \($0) of \"\(key)\"" } ?? "\"\(key)\""
                 if !forms.contains("other") {
@@ -120,30 +144,29 @@ public struct BundleCheck: Sendable {
                            + "(CLDR: \(Self.ordered(categories)))", hint: "remove the form: no number shows it")
                 }
             }
-            // Against the development language.
-            guard let reference, let development else { continue }
-            guard let original = reference[key] else {
-                guard comparesKeys else { continue }
+        }
+        // Against the development language.
+        guard let reference, let development else { return found }
+        guard let original = reference[key] else {
+            if comparesKeys {
                 report(.warning, "\"\(key)\" is in \(localization) but not in \(development), the development localization",
                        hint: "unused, or the key is misspelled")
-                continue
             }
-            for problem in Self.compare(FormatArguments(original), arguments, development: development, localization: localization) {
-                report(problem.severity, "\"\(key)\": \(problem.message)", hint: problem.hint)
-            }
-            if options.reportsIdenticalValues, let text = entry.text, !text.isEmpty, text == original.text {
-                report(.info, "\"\(key)\" is the same as in \(development)", hint: "not translated yet?")
-            }
+            return found
         }
-        if let reference, let development, comparesKeys {
-            let file = files.tableFile
-            for key in reference.sortedKeys where table![key] == nil {
-                found.append(Diagnostic(file: file, line: 0, column: 0, severity: .warning,
-                                        message: "\"\(key)\" is not translated into \(localization): \(development)'s text shows",
-                                        hint: "add it to \(localization).lproj/\(name)"))
-            }
+        for problem in Self.compare(FormatArguments(original), arguments, development: development, localization: localization) {
+            report(problem.severity, "\"\(key)\": \(problem.message)", hint: problem.hint)
+        }
+        if options.reportsIdenticalValues, let text = entry.text, !text.isEmpty, text == original.text {
+            report(.info, "\"\(key)\" is the same as in \(development)", hint: "not translated yet?")
         }
         return found
+    }
+
+    /// The development localization's table `name`, for a localization compared with it (nil for the development one and `Base`).
+    private func reference(localization: String, table name: String) -> Table? {
+        guard localization != development, localization != "Base", let development else { return nil }
+        return bundle.tables[development]?[name]
     }
 
     /// The diagnostics about the bundle as a whole: `.lproj` names, and
@@ -216,6 +239,7 @@ public struct BundleCheck: Sendable {
 
     /// The plural rules of an entry: its value's (variable nil) and each variable's.
     static func pluralRules(of entry: Entry) -> [(variable: String?, forms: [String: Variants])] {
+        if entry.substitutions.isEmpty, case .text = entry.value { return [] }
         func rules(_ variants: Variants) -> [[String: Variants]] {
             switch variants {
             case .text: []
@@ -323,13 +347,13 @@ public struct BundleCheck: Sendable {
 }
 
 /// Where a localization's table and its keys are written (read again only when a problem is reported).
-struct FileLocations {
+public struct FileLocations {
     let bundlePath: String
     let localization: String
     let table: String
     private var located: [String: KeyLocations] = [:]
 
-    init(bundlePath: String, localization: String, table: String) {
+    public init(bundlePath: String, localization: String, table: String) {
         self.bundlePath = bundlePath
         self.localization = localization
         self.table = table

@@ -59,6 +59,8 @@ public struct FormatArguments: Equatable, Sendable {
 
     /// The arguments `entry` reads.
     public init(_ entry: Entry) {
+        // Most values read nothing: no `%`, nothing to parse.
+        if entry.substitutions.isEmpty, case .text(let text) = entry.value, !text.utf8.contains(UInt8(ascii: "%")) { return }
         var sequential = 1
         scan(entry.value, substitutions: entry.substitutions, sequential: &sequential, variable: nil)
     }

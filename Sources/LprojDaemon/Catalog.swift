@@ -76,6 +76,9 @@ final class Catalog {
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
     private(set) var tableCounts: [ExactName: [ExactName: Int]] = [:]
+    /// Per bundle, per table name: how many localizations serve it (a bundle's
+    /// tables are found from these without a walk of every table served).
+    private var tableNames: [ExactName: [ExactName: Int]] = [:]
     var exclusions: Exclusions
     /// Which symbolic links are followed (`LinkPolicy`: into the roots).
     var links: LinkPolicy
@@ -130,12 +133,18 @@ final class Catalog {
     }
 
     /// A bundle's served tables as one value, for lookups.
-    func localizedBundle(_ path: String) -> LocalizedBundle? {
-        guard let localizations = tableCounts[ExactName(path)] else { return nil }
+    /// With `only`, just the tables of those names (every localization still listed).
+    func localizedBundle(_ path: String, only names: Set<String>? = nil) -> LocalizedBundle? {
+        guard let localizations = tableCounts[ExactName(path)], let known = tableNames[ExactName(path)] else { return nil }
         var tables: [String: [String: Table]] = [:]
-        for localization in localizations.keys { tables[localization.string] = [:] }
-        for (address, table) in served where PathBytes.equal(address.bundle, path) {
-            tables[address.localization, default: [:]][address.table] = table
+        for localization in localizations.keys {
+            var byName: [String: Table] = [:]
+            for name in known.keys where names?.contains(name.string) ?? true {
+                if let table = served[TableAddress(bundle: path, localization: localization.string, table: name.string)] {
+                    byName[name.string] = table
+                }
+            }
+            tables[localization.string] = byName
         }
         return LocalizedBundle(path: path, tables: tables)
     }
@@ -442,10 +451,15 @@ final class Catalog {
         let bundle = ExactName(address.bundle), localization = ExactName(address.localization)
         if old == nil, table != nil {
             tableCounts[bundle, default: [:]][localization, default: 0] += 1
+            tableNames[bundle, default: [:]][ExactName(address.table), default: 0] += 1
         } else if old != nil, table == nil {
             tableCounts[bundle]?[localization]! -= 1
             if tableCounts[bundle]?[localization] == 0 { tableCounts[bundle]?[localization] = nil }
             if tableCounts[bundle]?.isEmpty == true { tableCounts[bundle] = nil }
+            let name = ExactName(address.table)
+            tableNames[bundle]?[name]! -= 1
+            if tableNames[bundle]?[name] == 0 { tableNames[bundle]?[name] = nil }
+            if tableNames[bundle]?.isEmpty == true { tableNames[bundle] = nil }
         }
     }
 

@@ -67,7 +67,7 @@ public final class Daemon {
     private var stopping = false
     /// The bundles' cross-language checks, and the tables whose checks wait for the end of the loop's turn.
     let checks = Checks()
-    private var pendingChecks: [ExactName: Set<TableAddress>] = [:]
+    private var pendingChecks: [ExactName: [TableAddress: Checks.ChangedKeys]] = [:]
     /// Connections by their session (the publisher names sessions, not descriptors).
     private var bySession: [Int: Int32] = [:]
     /// Connections refused (access, limits), kept until their peer closes.
@@ -343,9 +343,17 @@ public final class Daemon {
     func publish(_ changes: [Catalog.Change]) {
         for change in changes {
             switch change {
-            case .tableChanged(let address, let diff, _):
+            case .tableChanged(let address, let diff, let deleted):
                 log.debug("\(address.bundle)/\(address.localization)/\(address.table): +\(diff.added.count) ~\(diff.changed.count) -\(diff.removed.count)")
-                pendingChecks[ExactName(address.bundle), default: []].insert(address)
+                // The keys the diff names (a table that came or went: whole); two changes before the checks run add up.
+                let keys: Checks.ChangedKeys = deleted ? nil
+                    : Set(diff.added.keys.map(ExactName.init) + diff.changed.keys.map(ExactName.init) + diff.removed.map(ExactName.init))
+                let bundle = ExactName(address.bundle)
+                if let waiting = pendingChecks[bundle]?[address] {
+                    pendingChecks[bundle]![address] = waiting.flatMap { earlier in keys.map { earlier.union($0) } }
+                } else {
+                    pendingChecks[bundle, default: [:]][address] = keys
+                }
             case .bundleRemoved(let bundle):
                 checks.forget(bundle)
                 pendingChecks[ExactName(bundle)] = nil
@@ -365,7 +373,7 @@ public final class Daemon {
         let due = pendingChecks
         pendingChecks.removeAll()
         for (bundle, tables) in due.sorted(by: { $0.key < $1.key }) {
-            guard let diagnostics = checks.update(bundle.string, tables: tables, in: catalog) else { continue }
+            guard let diagnostics = checks.update(bundle.string, changes: tables, in: catalog) else { continue }
             publisher.publish(scope: .checks(bundle: bundle.string)) { Diagnostics(clock: $0, bundle: bundle.string, diagnostics: diagnostics) }
         }
         log.debug("checks of \(due.count) bundle(s) in \(ContinuousClock.now - started)")

@@ -10,21 +10,28 @@ enum LatencyBenchmark {
         let command = "\(program) latency"
         let arguments: Arguments
         do {
-            arguments = try Arguments(argv, flags: ["help", "json"], options: ["saves", "keys", "interval-ms"])
+            arguments = try Arguments(argv, flags: ["help", "json"], options: ["saves", "keys", "interval-ms", "tree"])
         } catch {
             Console.usage(command, error)
         }
         if arguments.has("help") { Console.out(help); return }
         guard let saves = Int(arguments.value("saves") ?? "200"), saves > 0,
               let keys = Int(arguments.value("keys") ?? "1000"), keys > 0,
-              let interval = Double(arguments.value("interval-ms") ?? "2"), interval >= 0 else {
-            Console.usage(command, UsageError("--saves, --keys and --interval-ms take positive numbers"))
+              let interval = Double(arguments.value("interval-ms") ?? "2"), interval >= 0,
+              let tree = Int(arguments.value("tree") ?? "0"), tree >= 0 else {
+            Console.usage(command, UsageError("--saves, --keys, --interval-ms and --tree take positive numbers"))
         }
         let daemon = DaemonUnderTest()
         let relative = "App/en.lproj/Localizable.strings"
         let directory = daemon.root + "/App/en.lproj"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         daemon.save(relative, table(keys: keys, marker: 0), atomically: false)
+        if tree > 0 {
+            // The crawl's tree beside, and a translation of the saved table: each save checks de against it again.
+            _ = CrawlBenchmark.generateTree(in: daemon.root, bundles: tree)
+            try? FileManager.default.createDirectory(atPath: daemon.root + "/App/de.lproj", withIntermediateDirectories: true)
+            daemon.save("App/de.lproj/Localizable.strings", table(keys: keys, marker: 0), atomically: false)
+        }
 
         // The peer: inotifywait on the same directory, timestamps taken as its lines arrive.
         let peer = Process()
@@ -133,12 +140,15 @@ enum LatencyBenchmark {
     }
 
     static let help = """
-        Usage: lproj-bench latency [--saves N] [--keys N] [--interval-ms MS] [--json]
+        Usage: lproj-bench latency [--saves N] [--keys N] [--interval-ms MS] [--tree N] [--json]
 
         Saves a generated en.lproj/Localizable.strings (default 1,000 keys) N times
         (default 200), MS apart (default 2), alternating an in-place rewrite and a
         write-then-rename, and measures save start → event read, for a subscriber
         of a real lprojd (the binary beside this one) and for `inotifywait -m -e
-        close_write,moved_to` on the same saves. Prints p50/p99 for both.
+        close_write,moved_to` on the same saves. Prints p50/p99 for both. With
+        --tree N, the crawl's tree of N bundles (500: 50,000 tables) lies beside,
+        and a de.lproj copy of the table is checked against each save (the
+        daemon's cross-language checks run after every change).
         """
 }

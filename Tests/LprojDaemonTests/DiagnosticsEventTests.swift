@@ -1,4 +1,5 @@
 import Foundation
+import LprojCatalog
 import LprojProtocol
 import LprojTables
 import XCTest
@@ -55,6 +56,51 @@ final class DiagnosticsEventTests: XCTestCase {
         while let event = try? plain.nextEvent(timeout: .milliseconds(1)) { plainNames.append(event.name) }
         XCTAssertTrue(plainNames.contains(TableChanged.name))
         XCTAssertFalse(plainNames.contains(Diagnostics.name), "\(plainNames)")
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+
+    /// The daemon's checks are kept a key at a time; after every step of a
+    /// seeded run of saves (values with and without specifiers, empty
+    /// values, keys added and dropped, tables removed, in the development
+    /// localization and others) the set it last published equals a fresh
+    /// check of the files on disk.
+    func testIncrementalChecksEqualAFreshCheckOfTheFiles() throws {
+        for seed: UInt64 in [14, 15, 16] { try checkIncrementally(seed: seed) }
+    }
+
+    private func checkIncrementally(seed: UInt64) throws {
+        let daemon = try DaemonProcess(config: "[Watch]\nRemovalGrace=20ms\nQuietPeriod=20ms\n")
+        let values = ["plain", "%@ here", "%d items", "%ld items", "%1$@ and %2$d", "%2$d and %1$@", "", "100% sure"]
+        var random = SplitMix64(seed: seed)
+        func table() -> String {
+            (0..<(1 + random.next(5))).map { _ in "\"k\(random.next(7))\" = \"\(values[random.next(values.count)])\";" }.joined(separator: "\n") + "\n"
+        }
+        for language in ["en", "de", "fr"] { try daemon.write("App/\(language).lproj/Localizable.strings", table()) }
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        _ = try connection.send(Subscribe(name: "checks", diagnostics: true))
+        let bundle = daemon.path("App")
+        var published: [Diagnostic] = []
+        for step in 0..<60 {
+            let language = ["en", "de", "fr"][random.next(3)]
+            let relative = "App/\(language).lproj/\(random.next(4) == 0 ? "Other" : "Localizable").strings"
+            let action: String
+            if random.next(6) == 0, FileManager.default.fileExists(atPath: daemon.path(relative)) {
+                action = "rm \(relative)"
+                try FileManager.default.removeItem(atPath: daemon.path(relative))
+            } else {
+                action = "write \(relative)"
+                try daemon.write(relative, table())
+            }
+            _ = try connection.send(Sync())
+            while let event = try? connection.nextEvent(timeout: .milliseconds(1)) {
+                if event.name == Diagnostics.name { published = try event.decode(Diagnostics.self).diagnostics }
+            }
+            let fresh = BundleCheck(bundle: try LocalizedBundle.load(path: bundle)).diagnostics()
+            XCTAssertEqual(Set(published.map(\.description)), Set(fresh.map(\.description)), "seed \(seed), step \(step): \(action)")
+            if Set(published.map(\.description)) != Set(fresh.map(\.description)) { break }
+        }
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
     }
 }
