@@ -15,14 +15,16 @@ public struct BundleLookup: Sendable {
     /// Looks `key` up in `bundle`. `development` defaults to `en` when the bundle has it.
     public init(key: String, table: String?, in bundle: LocalizedBundle, preferences: [String], development: String? = nil,
                 defaultValue: String? = nil, developmentFallback: Bool = false) {
-        let available = bundle.localizations
-        let development = development ?? Self.defaultDevelopment(available: available)
+        let development = development ?? Self.defaultDevelopment(available: bundle.localizations)
+        // A pseudolanguage asked for by name is derived from the development tables.
+        let tables = Pseudolanguage.adding(for: preferences, to: bundle.tables, development: development)
+        let available = tables.keys.sorted()
         let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development)
         searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
         self.development = development
         resolution = Resolver.resolve(key: key, table: table, defaultValue: defaultValue, searchList: searchList,
                                       development: development, developmentFallback: developmentFallback) {
-            bundle.table($0, localization: $1)
+            tables[$1]?[$0]
         }
     }
 

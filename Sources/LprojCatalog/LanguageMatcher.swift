@@ -19,11 +19,17 @@ public enum LanguageMatcher {
     /// range with `q=0`); the development localization still ends the chain.
     public static func match(preferences: [String], available: [String], development: String? = nil,
                              excluding excluded: (String) -> Bool = { _ in false }) -> [String] {
-        let candidates = available.compactMap { name in LanguageTag(name).map { (name, $0) } }.filter { !$0.1.isBase && !excluded($0.0) }
+        // A pseudolanguage is matched by its exact name only (`Pseudolanguage`), never as a language's sibling.
+        let candidates = available.compactMap { name in LanguageTag(name).map { (name, $0) } }
+            .filter { !$0.1.isBase && !excluded($0.0) && Pseudolanguage(tag: $0.0) == nil }
         let forms = candidates.map { (name: $0.0, tag: $0.1, form: MatchForm($0.1)) }
         var chain: [String] = []
         for preference in preferences {
             guard let tag = LanguageTag(preference), !tag.isBase else { continue }
+            if let pseudo = Pseudolanguage(tag: preference), let name = available.first(where: { Pseudolanguage(tag: $0) == pseudo }), !excluded(name) {
+                chain.append(name)
+                break
+            }
             guard let chosen = bestMatch(for: MatchForm(tag), among: forms) else { continue }
             chain.append(chosen.name)
             // More generic localizations that exist, up the parent chain.

@@ -95,6 +95,8 @@ final class LiveSnapshot: Sendable {
 
     private static func view(of tables: [String: [String: Table]], preferences: [String], excluding: AcceptLanguage?, development: String?,
                              developmentFallback: Bool, bundlePath: String) -> LiveBundle.Localization {
+        // A pseudolanguage asked for by name is derived from the development tables of this snapshot: it follows every edit.
+        let tables = Pseudolanguage.adding(for: preferences, to: tables, development: development)
         let available = Array(tables.keys)
         let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development) {
             excluding?.excludes($0) ?? false

@@ -17,7 +17,8 @@ let help = """
     `lprojctl select --app ID zh-Hant`, redraws the screen at once.
 
     Keys: 1-9 select a language, 0 follows the system again, + and - change
-    the item count, q quits.
+    the item count, q quits. `lprojctl select --app ID en-XA` (or en-XD,
+    en-XE, ar-XB) shows a pseudolanguage, derived from the development one.
 
     Options:
       --bundle PATH   the bundle directory

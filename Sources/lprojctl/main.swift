@@ -28,6 +28,11 @@ let help = """
                                          events as they happen: diffs, broken saves, selections
       select --app ID LANGUAGE|system    select the language of every process of an app
 
+    Languages are tags or .lproj names. Xcode's pseudolanguages en-XA (accented),
+    en-XD (double length), en-XE (bounded, [# … #]) and ar-XB (right to left) work
+    wherever a language does (get --language, select), derived from the
+    development localization, specifiers intact.
+
     Options:
       -h, --help     show this help (also after a command: lprojctl lint --help)
       --version      print the version

@@ -80,6 +80,32 @@ final class LiveBundleDaemonTests: XCTestCase {
         XCTAssertEqual(hello.language, "zh-Hant", "the daemon persisted it")
     }
 
+    /// A pseudolanguage is selected like any language: switching to it and
+    /// back is one change each; an edit of the development table changes it live.
+    func testAPseudolanguageIsSelectableAndFollowsTheDevelopmentTable() throws {
+        let bundle = try make()
+        try awaitState(of: bundle) { bundle.isConnected }
+        let recorder = Recorder()
+        let token = bundle.observe { recorder.append($0) }
+        defer { token.cancel() }
+        try bundle.setLanguage("en-XA")
+        XCTAssertEqual(bundle.language, "en-XA")
+        XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Ĥöɱé")
+        XCTAssertEqual(recorder.changes.count, 1, "one change to switch")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Start\";\n\"item\" = \"Item\";\n")
+        try awaitState(of: bundle) { bundle.localizedString(forKey: "home_title", value: nil, table: nil) == "Šţáŕţ" }
+        try bundle.setLanguage("ar-XB")
+        XCTAssertEqual(bundle.current.layoutDirection, .rightToLeft)
+        XCTAssertEqual(bundle.localizedString(forKey: "item", value: nil, table: nil), "\u{202E}Item\u{202C}")
+        let before = recorder.changes.count
+        try bundle.setLanguage("en")
+        XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Start")
+        XCTAssertEqual(recorder.changes.count, before + 1, "one change to switch back")
+        // The daemon's lookup knows them too (lprojctl get --live --language en-XE).
+        let reply = try daemon.connect().send(Lookup(bundle: daemon.path("App"), key: "home_title", languages: ["en-XE"]))
+        XCTAssertEqual(reply.text, "[# Start #]")
+    }
+
     /// Quick `setLanguage` calls from one process reach the daemon in call
     /// order, and no echo of an older choice replaces the newest one.
     func testQuickSelectionsArriveInCallOrderAndTheNewestStays() throws {
