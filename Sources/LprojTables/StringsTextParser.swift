@@ -147,7 +147,11 @@ struct StringsTextParser {
         let sameLine = !containsLineBreak(valueEnd..<index)
         let hint: String
         if quoted, containsLineBreak(valueStart..<valueEnd) {
-            hint = "the value runs over several lines: is its closing quote missing?"
+            // Named where the quote opened (where the fix goes), and where the string ran to.
+            report(.error, at: valueStart, "this string runs from line \(lineNumber(at: valueStart)) to line \(lineNumber(at: valueEnd)), "
+                   + "where \(describe(at: index)) follows it instead of ';'", hint: "its closing quote is probably missing on line \(lineNumber(at: valueStart))")
+            if sameLine { skipRestOfStatement() }
+            return
         } else if quoted, sameLine {
             hint = "a quote inside a value ends it early: write it as \\\""
         } else {
@@ -360,7 +364,8 @@ struct StringsTextParser {
 
     private mutating func reportUnterminated(openedAt open: Int) {
         let atEnd = bytes.count > 0 && bytes[bytes.count - 1] == .backslash
-        report(.error, at: open, "unterminated string: the quote opened here is never closed",
+        report(.error, at: open, "unterminated string: the quote opened here on line \(lineNumber(at: open)) is never closed; "
+               + "the string runs to the end of the file (line \(lineNumber(at: bytes.count)))",
                hint: atEnd ? "the file ends with a backslash" : "add the closing quote; CoreFoundation rejects the whole file")
         index = bytes.count
     }
@@ -544,6 +549,23 @@ struct StringsTextParser {
             }
         }
         report(.error, at: open, "this '\(Character(Unicode.Scalar(bytes[open])))' is never closed")
+    }
+
+    /// The 1-based line of `offset` (for a message that names another line than its own; errors only).
+    private func lineNumber(at offset: Int) -> Int {
+        var line = 1
+        var position = 0
+        let end = min(offset, bytes.count)
+        while position < end {
+            if bytes[position] == 0x0A {
+                line += 1
+            } else if bytes[position] == 0x0D {
+                if position + 1 < end, bytes[position + 1] == 0x0A { position += 1 }
+                line += 1
+            }
+            position += 1
+        }
+        return line
     }
 
     private func containsLineBreak(_ range: Range<Int>) -> Bool {

@@ -45,10 +45,9 @@ enum DumpCommand {
         if language != nil, file.format != .xcstrings {
             Console.usage(command, UsageError("--language applies to .xcstrings catalogs only"))
         }
-        if file.hasErrors {
-            Console.error(file.diagnostics.map(\.description).joined(separator: "\n"))
-            exit(1)
-        }
+        // Every problem on standard error (warnings too: the JSON on standard output stays clean).
+        if !file.diagnostics.isEmpty { Console.error(file.diagnostics.map(\.description).joined(separator: "\n")) }
+        if file.hasErrors { exit(1) }
         switch file.contents {
         case .table(let table) where file.format == .strings:
             Console.out(CanonicalJSON.text(table.entries.compactMapValues(\.text)))

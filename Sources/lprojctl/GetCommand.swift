@@ -92,6 +92,9 @@ enum GetCommand {
         }
         if let entry = outcome.entry, entry.text == nil || !formatArguments.isEmpty {
             text = StringFormatter(language: outcome.formattingLanguage).string(for: entry, arguments: formatArguments)
+        } else if outcome.entry == nil, !formatArguments.isEmpty {
+            // A missing key's text (the default, else the key) is the format, as LiveBundle's localizedString(format:) does.
+            text = StringFormatter(language: outcome.formattingLanguage).string(format: text, arguments: formatArguments)
         }
         if arguments.has("json") {
             let object: [String: Any] = [

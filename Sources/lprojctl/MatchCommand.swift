@@ -9,9 +9,12 @@ enum MatchCommand {
 
         Prints the localizations chosen for the preferred languages, best first,
         one per line: the best match, its more generic ancestors that are
-        available, then the development localization. Matching follows Apple's
-        bundles: zh-TW and zh-HK find zh-Hant (never zh-Hans), en-IN finds en-GB,
-        es-MX finds es-419, fr-CA finds fr; legacy names such as English work.
+        available, then Base (when available), then the development
+        localization — the search list lprojctl get shows and bundles search.
+        Matching follows Apple's bundles: zh-TW and zh-HK find zh-Hant (never
+        zh-Hans), en-IN finds en-GB, es-MX finds es-419, fr-CA finds fr; legacy
+        names such as English work; a pseudolanguage only by its own name. With
+        no preference at all (no --prefer, none in the environment) it says so.
 
         Options:
           --available TAG,...    the localizations there are (.lproj names)
@@ -39,9 +42,20 @@ enum MatchCommand {
         for tag in available + preferences + [arguments.value("development")].compactMap({ $0 }) where LanguageTag(tag) == nil {
             Console.usage(command, UsageError("'\(tag)' is not a language tag"))
         }
-        let chosen = LanguageMatcher.match(preferences: preferences, available: available, development: arguments.value("development"))
-        guard !chosen.isEmpty else { Console.fail(program, "no localization matches \(preferences.joined(separator: ","))", status: 1) }
-        Console.out(chosen.joined(separator: "\n"))
+        if preferences.isEmpty {
+            // Said plainly: with no preference at all only Base and the development localization can answer.
+            Console.error("\(program) match: no preferences: --prefer was not given and the environment names no language "
+                          + "(\(SystemLanguages.origin(environment: ProcessInfo.processInfo.environment)))")
+        }
+        let development = arguments.value("development")
+        let chosen = LanguageMatcher.match(preferences: preferences, available: available, development: development)
+        // The search list, as `get` shows it and bundles search it: the chain, then Base, then the development localization.
+        let searchList = Resolver.searchList(chain: chosen, development: development, hasBase: available.contains("Base"))
+        guard !searchList.isEmpty else {
+            Console.fail(program, preferences.isEmpty ? "no localization answers: give --prefer or --development"
+                                                      : "no localization matches \(preferences.joined(separator: ","))", status: 1)
+        }
+        Console.out(searchList.joined(separator: "\n"))
     }
 
     private static func list(_ values: [String]) -> [String] {

@@ -73,7 +73,15 @@ final class StringsDiagnosticsTests: XCTestCase {
 
     func testUnterminatedString() {
         assertError("\"a\" = \"b\";\n\"c\" = \"d;\n", at: [2, 7], contains: "unterminated string")
+        assertError("\"a\" = \"b\";\n\"c\" = \"d;\n", at: [2, 7], contains: "opened here on line 2 is never closed; the string runs to the end of the file (line 3)")
         assertError("\"a\" = \"b\\", at: [1, 7], contains: "unterminated string", hint: "backslash")
+    }
+
+    /// A value whose closing quote is missing ends at the next quote, lines
+    /// later: the error names the line it opened on (where the fix goes) and the one it ran to.
+    func testAStringThatRunsOnNamesWhereItOpened() {
+        assertError("\"a\" = \"b;\n\"c\" = \"d\";\n\"e\" = \"f\";\n", at: [1, 7], contains: "this string runs from line 1 to line 2, where 'c' follows it",
+                    hint: "closing quote is probably missing on line 1")
     }
 
     func testValueMustBeAString() {

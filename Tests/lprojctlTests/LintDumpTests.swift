@@ -143,6 +143,33 @@ final class MatchCommandTests: XCTestCase {
         XCTAssertTrue(bad.stderr.contains("'x!y' is not a language tag"), bad.stderr)
         XCTAssertEqual(try runCommand("lprojctl", ["match", "--prefer", "en"]).status, 2)
     }
+
+    /// match prints the search list get shows (Base included); no preferences at all is said plainly.
+    func testTheSearchListAndNoPreferences() throws {
+        XCTAssertEqual(try runCommand("lprojctl", ["match", "--prefer", "de-AT", "--available", "en,Base,de", "--development", "en"]).stdout,
+                       "de\nBase\nen\n")
+        let bare = try runCommand("lprojctl", ["match", "--available", "en,Base", "--development", "en"], environment: [:])
+        XCTAssertEqual(bare.status, 0)
+        XCTAssertEqual(bare.stdout, "Base\nen\n")
+        XCTAssertTrue(bare.stderr.contains("no preferences: --prefer was not given and the environment names no language"), bare.stderr)
+        let nothing = try runCommand("lprojctl", ["match", "--available", "fr"], environment: [:])
+        XCTAssertEqual(nothing.status, 1)
+        XCTAssertTrue(nothing.stderr.contains("no localization answers: give --prefer or --development"), nothing.stderr)
+    }
+
+    /// dump prints warnings too (on standard error), and get --arg formats a missing key as LiveBundle does.
+    func testDumpWarningsAndAMissingKeyFormatted() throws {
+        let dir = TemporaryDirectory()
+        let path = try dir.write("x.strings", "\"a\" = \"1\";\n\"a\" = \"2\";\n")
+        let dump = try runCommand("lprojctl", ["dump", path])
+        XCTAssertEqual(dump.status, 0)
+        XCTAssertTrue(dump.stderr.contains("\(path):2:1: warning: duplicate key \"a\""), dump.stderr)
+        let bundle = try dir.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
+        let get = try runCommand("lprojctl", ["get", "%@ has %d", "--bundle", (bundle as NSString).deletingLastPathComponent + "/..",
+                                               "--language", "en", "--arg", "Ada", "--arg", "3"])
+        XCTAssertEqual(get.stdout.split(separator: "\n").first, "Ada has 3")
+        XCTAssertEqual(get.status, 1, "still a miss")
+    }
 }
 
 /// `lprojctl get` on the example bundle, run as the built binary.
