@@ -509,7 +509,9 @@ public final class Daemon {
     }
 
     /// Answers the syncs whose marker came back once the changes that waited at that moment are settled.
+    /// (The checks of what was published run first: a sync answered means its changes' diagnostics went out too.)
     private func answerSettledSyncs() {
+        if let first = settling.first, pending.isSettled(through: first.ticket), !pendingChecks.isEmpty { runChecks() }
         while let first = settling.first, pending.isSettled(through: first.ticket) {
             settling.removeFirst()
             guard let client = clients[first.sync.descriptor], client.connected == first.sync.connected else { continue }
