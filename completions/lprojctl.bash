@@ -4,7 +4,7 @@ _lprojctl() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     command=${COMP_WORDS[1]}
-    local commands="lint check dump match get status list tail select"
+    local commands="lint check scan dump match get status list tail select"
     if [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -13,12 +13,13 @@ _lprojctl() {
         --format) COMPREPLY=($(compgen -W "gcc json" -- "$cur")); return ;;
         --bundle) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app) return ;;
+        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app|--macro) return ;;
     esac
     local options
     case $command in
         lint) options="--format --max-bytes --help" ;;
         check) options="--format --development --info --help" ;;
+        scan) options="--bundle --macro --development --format --help" ;;
         dump) options="--language --max-bytes --help" ;;
         match) options="--available --prefer --development --help" ;;
         get) options="--bundle --language --table --development --default --fallback --arg --json --live --socket --help" ;;
@@ -29,6 +30,8 @@ _lprojctl() {
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$options" -- "$cur"))
     elif [[ $command == lint || $command == dump ]]; then
+        COMPREPLY=($(compgen -f -- "$cur"))
+    elif [[ $command == scan ]]; then
         COMPREPLY=($(compgen -f -- "$cur"))
     elif [[ $command == check ]]; then
         COMPREPLY=($(compgen -d -- "$cur"))

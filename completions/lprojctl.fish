@@ -1,8 +1,11 @@
 # fish completion for lprojctl (installed as share/fish/vendor_completions.d/lprojctl.fish)
-set -l commands lint check dump match get status list tail select
+set -l commands lint check scan dump match get status list tail select
 complete -c lprojctl -f
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a lint -d 'report every problem in tables'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a check -d 'cross-language checks of bundles'
+complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a scan -d 'keys sources use and the tables lack'
+complete -c lprojctl -n "__fish_seen_subcommand_from scan" -l macro -x -d 'a macro that takes a key first'
+complete -c lprojctl -n "__fish_seen_subcommand_from scan" -F
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a dump -d 'print one table as canonical JSON'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a match -d 'the localizations preferences choose'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a get -d 'a key\'s text in a bundle'
@@ -12,7 +15,7 @@ complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a tail -d '
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a select -d 'select the language of an app'
 complete -c lprojctl -l help -d 'show the help'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -l version -d 'print the version'
-complete -c lprojctl -n "__fish_seen_subcommand_from lint check" -l format -x -a 'gcc json' -d 'output format'
+complete -c lprojctl -n "__fish_seen_subcommand_from lint check scan" -l format -x -a 'gcc json' -d 'output format'
 complete -c lprojctl -n "__fish_seen_subcommand_from check" -l info -d 'also report values identical to the development language'
 complete -c lprojctl -n "__fish_seen_subcommand_from check" -a '(__fish_complete_directories)'
 complete -c lprojctl -n "__fish_seen_subcommand_from lint dump" -l max-bytes -x -d 'refuse larger tables'
@@ -20,8 +23,8 @@ complete -c lprojctl -n "__fish_seen_subcommand_from lint dump" -F
 complete -c lprojctl -n "__fish_seen_subcommand_from dump get tail" -l language -x -d 'a language or localization'
 complete -c lprojctl -n "__fish_seen_subcommand_from match" -l available -x -d 'the localizations there are'
 complete -c lprojctl -n "__fish_seen_subcommand_from match" -l prefer -x -d 'preferred languages'
-complete -c lprojctl -n "__fish_seen_subcommand_from match get check" -l development -x -d 'the development localization'
-complete -c lprojctl -n "__fish_seen_subcommand_from get tail" -l bundle -r -a '(__fish_complete_directories)' -d 'the bundle directory'
+complete -c lprojctl -n "__fish_seen_subcommand_from match get check scan" -l development -x -d 'the development localization'
+complete -c lprojctl -n "__fish_seen_subcommand_from get tail scan" -l bundle -r -a '(__fish_complete_directories)' -d 'the bundle directory'
 complete -c lprojctl -n "__fish_seen_subcommand_from get tail" -l table -x -d 'the table'
 complete -c lprojctl -n "__fish_seen_subcommand_from get" -l default -x -d 'the text for a missing key'
 complete -c lprojctl -n "__fish_seen_subcommand_from get" -l fallback -d 'look a missing key up in the development localization'

@@ -360,13 +360,13 @@ public struct FileLocations {
     }
 
     /// The table's main file: `.strings`, else `.stringsdict`, else the bundle's `.xcstrings`.
-    var tableFile: String {
+    public var tableFile: String {
         candidates(preferringRules: false).first { FileManager.default.fileExists(atPath: $0) }
             ?? "\(bundlePath)/\(localization).lproj/\(table).strings"
     }
 
     /// The file, line and column of `key` (a rule is looked for in the `.stringsdict` first).
-    mutating func location(of key: String, entry: Entry) -> (file: String, line: Int, column: Int) {
+    public mutating func location(of key: String, entry: Entry) -> (file: String, line: Int, column: Int) {
         let rules = if case .text = entry.value { !entry.substitutions.isEmpty } else { true }
         var existing: String?
         for path in candidates(preferringRules: rules) {

@@ -14,6 +14,9 @@ let help = """
       check [--format gcc|json] BUNDLE...
                                          cross-language checks: missing keys, format specifiers,
                                          plural forms, empty values, .lproj names, InfoPlist
+      scan SOURCE... --bundle PATH [--macro NAME]...
+                                         keys Swift/Objective-C sources use but the tables lack,
+                                         and keys no source uses
       dump PATH [--language TAG]         print one table as canonical JSON
       match --available TAG,... [--prefer TAG,...] [--development TAG]
                                          the localizations preferences choose, best first
@@ -41,6 +44,6 @@ let help = """
     error or unreadable path, 3 no daemon answers.
     """
 
-Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check": CheckCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
+Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check": CheckCommand.run, "scan": ScanCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
                                            "select": SelectCommand.run])

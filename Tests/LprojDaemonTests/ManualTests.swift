@@ -14,7 +14,7 @@ final class ManualTests: XCTestCase {
 
     func testLprojctlsManPageListsEveryCommandAndItsOptions() throws {
         let commands = try commandsOfLprojctl()
-        XCTAssertEqual(commands, ["check", "dump", "get", "lint", "list", "match", "select", "status", "tail"])
+        XCTAssertEqual(commands, ["check", "dump", "get", "lint", "list", "match", "scan", "select", "status", "tail"])
         let page = try manPage("man/lprojctl.1")
         for command in commands {
             // The command's subsection: from its .SS line to the next.

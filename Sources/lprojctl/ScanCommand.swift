@@ -1,0 +1,135 @@
+import Foundation
+import LprojCatalog
+import LprojCommandLine
+import LprojTables
+
+/// `lprojctl scan`: the keys sources use (`SourceScanner`) against a bundle's tables.
+enum ScanCommand {
+    static let help = """
+        Usage: lprojctl scan SOURCE... --bundle PATH [--macro NAME]... [--development TAG]
+                             [--format gcc|json]
+
+        Reads Swift and Objective-C sources (files, or directories searched for
+        *.swift, *.m, *.mm, *.h; hidden directories skipped) for the keys they
+        look up — NSLocalizedString and its FromTable/InBundle/WithDefaultValue
+        forms, String(localized:), LocalizedStringKey, LocalizedStringResource,
+        SwiftUI's Text("…"), bundle.localizedString(forKey:…), [bundle
+        localizedStringForKey:…], and the macros named with --macro — with the
+        table each names, and reports every key used but missing from the
+        development localization's table (at the place of the use), and every
+        key of those tables no source uses (at its line). Escapes, raw and
+        multi-line strings and calls over several lines are read as the compiler
+        reads them; comments and strings that only look like calls are skipped.
+        Nothing is compiled or run.
+
+        Options:
+          --bundle PATH       the bundle directory (required)
+          --macro NAME        a macro that takes a key first, e.g. RDLocalizedString; repeat for more
+          --development TAG   the localization the keys must be in (default: Info.plist's
+                              CFBundleDevelopmentRegion, else en)
+          --format gcc        one line per problem: path:line:column: severity: message (default)
+          --format json       a JSON array of {file, line, column, severity, message, hint}
+
+        Exit status: 0 every key used is there (unused keys are warnings), 1 a used
+        key is missing, 2 usage error or unreadable path.
+        """
+
+    static func run(_ argv: [String]) {
+        let command = "\(program) scan"
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help"], options: ["bundle", "macro", "development", "format"])
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") { Console.out(help); return }
+        let format = arguments.value("format") ?? "gcc"
+        guard format == "gcc" || format == "json" else { Console.usage(command, UsageError("--format must be gcc or json, not '\(format)'")) }
+        guard let bundlePath = arguments.value("bundle") else { Console.usage(command, UsageError("--bundle is required")) }
+        guard !arguments.operands.isEmpty else { Console.usage(command, UsageError("no SOURCE given")) }
+        let bundle: LocalizedBundle
+        do {
+            bundle = try LocalizedBundle.load(path: absolute(bundlePath))
+        } catch {
+            Console.fail(program, "cannot read the bundle: \(error)", status: 2)
+        }
+        guard let development = arguments.value("development").map({ BundleCheck(bundle: bundle, development: $0).development ?? $0 })
+                ?? BundleCheck.developmentLocalization(of: bundle) else {
+            Console.fail(program, "\(bundlePath): no development localization found (give --development)", status: 2)
+        }
+        let scanner = SourceScanner(macros: Set(arguments.values("macro")))
+        var uses: [SourceScanner.Use] = []
+        var unreadable = false
+        for operand in arguments.operands {
+            let files: [String]
+            do {
+                files = try sources(under: absolute(operand))
+            } catch {
+                Console.error("\(program): \(operand): \(error.localizedDescription)")
+                unreadable = true
+                continue
+            }
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    Console.error("\(program): cannot read \(file)")
+                    unreadable = true
+                    continue
+                }
+                uses += scanner.uses(in: String(decoding: data, as: UTF8.self), file: file)
+            }
+        }
+        var diagnostics: [Diagnostic] = []
+        var used: Set<String> = []
+        var missing = 0
+        let tables = bundle.tables[development] ?? [:]
+        for use in uses {
+            let name = use.table ?? "Localizable"
+            used.insert(name + "\u{0}" + use.key)
+            guard tables[name]?[use.key] == nil else { continue }
+            missing += 1
+            diagnostics.append(Diagnostic(file: use.file, line: use.line, column: use.column, severity: .error,
+                                          message: "\"\(use.key)\" is used but missing from \(development).lproj/\(name)",
+                                          hint: tables[name] == nil ? "\(development) has no \(name) table" : "add it to the table"))
+        }
+        // Keys no source uses, where they are written (InfoPlist's are Info.plist's, never looked up in code).
+        for name in tables.keys.sorted() where name != "InfoPlist" {
+            var files = FileLocations(bundlePath: bundle.path, localization: development, table: name)
+            for (key, entry) in tables[name]! where !used.contains(name + "\u{0}" + key) {
+                let (file, line, column) = files.location(of: key, entry: entry)
+                diagnostics.append(Diagnostic(file: file, line: line, column: column, severity: .warning,
+                                              message: "\"\(key)\" is never used in the sources scanned",
+                                              hint: "remove it, or it is looked up with a key made at run time"))
+            }
+        }
+        printDiagnostics(diagnostics, format: format)
+        if !diagnostics.isEmpty {
+            Console.error("\(uses.count) use\(uses.count == 1 ? "" : "s") found; \(missing) missing, \(diagnostics.count - missing) unused")
+        }
+        exit(unreadable ? 2 : missing > 0 ? 1 : 0)
+    }
+
+    private static func absolute(_ path: String) -> String {
+        PathText.tidy(path.hasPrefix("/") ? path : Environment.currentDirectory + "/" + path)
+    }
+
+    /// `path` itself when it is a file, else the sources under it (hidden directories skipped), sorted.
+    private static func sources(under path: String) throws -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no such file or directory"])
+        }
+        guard isDirectory.boolValue else { return [path] }
+        var found: [String] = []
+        var pending = [path]
+        while let directory = pending.popLast() {
+            DirectoryListing.forEachEntry(of: directory) { name, child, kind in
+                guard !name.hasPrefix(".") else { return }
+                switch kind {
+                case .directory: pending.append(child)
+                case .file: if ["swift", "m", "mm", "h"].contains((name as NSString).pathExtension) { found.append(child) }
+                }
+            }
+        }
+        return found.sorted()
+    }
+}
