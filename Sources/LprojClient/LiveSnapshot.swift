@@ -23,6 +23,9 @@ final class LiveSnapshot: Sendable {
     /// (bounded; keyed by bytes with the tables' fast hash: a header is
     /// hashed on every request).
     private let views = Mutex<[ExactName: LiveBundle.Localization]>([:])
+    /// The views made, by search list: headers that come to the same chain
+    /// share one view (1,000 headers, 20 views: what a request touches stays in cache).
+    private let viewsBySearchList = Mutex<[ExactName: LiveBundle.Localization]>([:])
     /// At most this many cached views (a hostile header cannot grow memory; past it the cache starts over).
     static let viewLimit = 1024
 
@@ -83,8 +86,15 @@ final class LiveSnapshot: Sendable {
     /// How many views are cached now (for tests).
     var cachedViewCount: Int { views.withLock { $0.count } }
 
-    private func cache(_ key: ExactName, _ view: LiveBundle.Localization) -> LiveBundle.Localization {
-        views.withLock { views in
+    private func cache(_ key: ExactName, _ made: LiveBundle.Localization) -> LiveBundle.Localization {
+        let chain = ExactName(made.searchList.joined(separator: "\u{0}"))
+        let view = viewsBySearchList.withLock { shared in
+            if let existing = shared[chain] { return existing }
+            if shared.count >= Self.viewLimit { shared.removeAll(keepingCapacity: true) }
+            shared[chain] = made
+            return made
+        }
+        return views.withLock { views in
             // Two requests for one header share the first view made.
             if let existing = views[key] { return existing }
             if views.count >= Self.viewLimit { views.removeAll(keepingCapacity: true) }

@@ -90,6 +90,15 @@ final class ViewTests: XCTestCase {
         XCTAssertLessThanOrEqual(snapshot.cachedViewCount, LiveSnapshot.viewLimit)
     }
 
+    /// Headers that come to one search list share one view (a service's requests touch a few views, not one per header).
+    func testHeadersWithOneChainShareTheirView() throws {
+        let bundle = try make()
+        let first = bundle.localization(acceptLanguage: "ja-JP, ja;q=0.9")
+        XCTAssertTrue(first === bundle.localization(acceptLanguage: "ja, en;q=0.1"))
+        XCTAssertTrue(first === bundle.localization(preferences: ["ja"]))
+        XCTAssertFalse(first === bundle.localization(acceptLanguage: "zh-TW"))
+    }
+
     /// `<lang>.lproj/<name>` through the chain, then `Base.lproj`, then the
     /// bundle directory; after `setLanguage`, through `foundationBundle`, and
     /// per request. Looked for on disk: added files are seen at once.
