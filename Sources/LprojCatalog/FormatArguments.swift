@@ -118,8 +118,17 @@ public struct FormatArguments: Equatable, Sendable {
                     problems.append("%#@\(name)@ names a variable that is not defined")
                     continue
                 }
-                let index = substitution.argumentNumber ?? index
                 let type = substitution.formatSpecifier ?? "@"
+                var index = substitution.argumentNumber ?? index
+                if substitution.argumentNumber == nil, specifier.position == nil, let numbered = Self.numberedArgument(of: substitution, type: type) {
+                    guard let position = numbered else {
+                        // Every form numbers its arguments and none is of the variable's type: which one it takes is not written here.
+                        var inner = index
+                        scan(substitution.variants, substitutions: substitutions, sequential: &inner, variable: nil)
+                        continue
+                    }
+                    index = position
+                }
                 if let conversion = type.last {
                     record(index, conversion: conversion, length: String(type.dropLast()), written: "%#@\(name)@ (type \(type))", inVariable: nil)
                 }
@@ -130,6 +139,41 @@ public struct FormatArguments: Equatable, Sendable {
             }
         }
         if variable == nil { sequential = next }
+    }
+
+    /// For a variable without a position whose forms number every
+    /// argument (`%#@COUNT@` with `%1$@ and %2$d others`, as translation
+    /// tools write it): nil when the forms do not number every argument (the
+    /// variable takes the next one); else the one numbered argument of the
+    /// variable's type, or `.some(nil)` when there is not exactly one (not known from this text).
+    private static func numberedArgument(of substitution: Substitution, type: String) -> Int?? {
+        guard let kind = type.last.flatMap(Kind.init(conversion:)) else { return nil }
+        var positions = Set<Int>()
+        var unnumbered = false
+        func scan(_ variants: Variants) {
+            switch variants {
+            case .text(let text):
+                var scalars = text.unicodeScalars[...]
+                while let percent = scalars.firstIndex(of: "%") {
+                    scalars = scalars[scalars.index(after: percent)...]
+                    if scalars.starts(with: "arg".unicodeScalars) {
+                        unnumbered = true
+                        continue
+                    }
+                    guard let specifier = Specifier.parse(&scalars), specifier.conversion != "%", !specifier.flags.contains(" ") else { continue }
+                    guard let position = specifier.position else {
+                        unnumbered = true
+                        continue
+                    }
+                    if Kind(conversion: specifier.conversion) == kind { positions.insert(position) }
+                }
+            case .plural(let forms), .device(let forms):
+                forms.values.forEach(scan)
+            }
+        }
+        scan(substitution.variants)
+        guard !unnumbered else { return nil }
+        return .some(positions.count == 1 ? positions.first : nil)
     }
 
     private mutating func record(_ position: Int, conversion: Character, length: String, written: String,

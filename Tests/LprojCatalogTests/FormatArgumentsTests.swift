@@ -27,6 +27,15 @@ final class FormatArgumentsTests: XCTestCase {
         XCTAssertEqual(arguments.problems, [])
         let wrong = Entry(value: .text("%#@n@"), substitutions: ["n": Substitution(formatSpecifier: "d", variants: .plural(["other": .text("%arg and %@")]))])
         XCTAssertEqual(FormatArguments(wrong).problems.count, 1, "%@ reads the integer variable as an object")
+        // As translation tools write it: a variable without a position whose forms number every argument takes the one of its type.
+        let numbered = Entry(value: .text("%#@COUNT@"), substitutions: [
+            "COUNT": Substitution(formatSpecifier: "d", variants: .plural(["one": .text("%1$@ and %2$d other"), "other": .text("%1$@ and %2$d others")])),
+        ])
+        XCTAssertEqual(FormatArguments(numbered).problems, [])
+        XCTAssertEqual(FormatArguments(numbered).uses.mapValues { $0.map(\.kind) }, [1: [.object, .object], 2: [.integer, .integer, .integer]])
+        // An unnumbered %@ in such a form reads the variable's own (integer) argument: a real mistake.
+        let wrongForm = Entry(value: .text("%#@COUNT@"), substitutions: ["COUNT": Substitution(formatSpecifier: "d", variants: .plural(["other": .text("%@ typing")]))])
+        XCTAssertEqual(FormatArguments(wrongForm).problems.count, 1)
         let undefined = Entry(value: .text("%#@missing@"), substitutions: [:])
         XCTAssertEqual(FormatArguments(undefined).problems, ["%#@missing@ names a variable that is not defined"])
     }
