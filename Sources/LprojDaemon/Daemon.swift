@@ -395,7 +395,10 @@ public final class Daemon {
             let paths = pending.take(Self.readingSwappedLinksNow(batch.events, knownFiles: catalog.files(under:)), at: received,
                                      isKnown: catalog.knows, knownFiles: catalog.files(under:))
             refresh(paths)
-            log.debug("batch of \(batch.events.count) file event(s) read in \(read), handled in \(ContinuousClock.now - received)")
+            // Only a batch that read something is logged: a log file inside a root would otherwise feed itself (a write, a line, a write…).
+            if !paths.isEmpty {
+                log.debug("batch of \(batch.events.count) file event(s) read in \(read), handled in \(ContinuousClock.now - received)")
+            }
         }
         // New directories may have met a limit (or freed watches let polled ones be watched).
         if tree?.isPolling == true || !limitWarnings.isEmpty { checkPolling() }

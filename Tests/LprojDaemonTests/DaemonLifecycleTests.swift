@@ -7,6 +7,27 @@ import XCTest
 /// The daemon under faults: overflow, kill -9 and restart, stuck clients,
 /// hostile requests, signals, sockets left behind, bad configuration.
 final class DaemonLifecycleTests: XCTestCase {
+    /// A debug log written inside a root (the daemon's standard error is a
+    /// file in the tree it watches) does not feed itself: a write of it is
+    /// not a table, so nothing is logged for it.
+    func testADebugLogInsideTheRootDoesNotFeedItself() throws {
+        let daemon = try DaemonProcess(config: "", passesRoot: false)
+        try daemon.rewriteConfig("[Watch]\nRoot=\(daemon.directory)\n[Log]\nLevel=debug\n")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        _ = try connection.send(Subscribe(name: "all"))
+        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"w\";\n")
+        _ = try connection.awaitEvent(TableChanged.name)
+        _ = try connection.send(Sync())
+        let settled = daemon.log.split(separator: "\n").count
+        _ = try connection.send(Sync())
+        _ = try connection.send(Sync())
+        XCTAssertLessThan(daemon.log.split(separator: "\n").count - settled, 10, "the log grows by itself: \(daemon.log.suffix(2000))")
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
     func testOverflowRescansAndTellsSubscribersToResync() throws {
         let daemon = try DaemonProcess()
         try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"before\";\n")
