@@ -385,7 +385,12 @@ public final class Daemon {
         let received = ContinuousClock.now
         if batch.overflowed {
             counters["overflows", default: 0] += 1
-            log.warning("inotify queue overflowed: rescanning every root")
+            let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_queued_events") ?? "?"
+            let overflows = counters["overflows"] ?? 1
+            log.warning("inotify queue overflowed (fs.inotify.max_queued_events = \(limit); raise it if this recurs): rescanning every root")
+            // Said in status from then on: nothing is lost (the rescan publishes the differences), but the limit is worth raising.
+            limitWarnings["queue"] = "the inotify queue overflowed \(overflows) time\(overflows == 1 ? "" : "s") (fs.inotify.max_queued_events = "
+                + "\(limit)): each time every root was rescanned and subscribers told to resync"
             // Everything is read now: nothing waits any more.
             pending.removeAll()
             let paths = Set(catalog.files.keys).union(catalog.crawl(roots: roots).map(ExactName.init)).map(\.string)

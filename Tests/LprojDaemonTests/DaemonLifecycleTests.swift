@@ -50,6 +50,10 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertEqual(mirror.tables[Mirror.key(daemon.root + "/App", "en", "Localizable")]?["a"]?.text, "after")
         let status = try connection.send(Status())
         XCTAssertGreaterThanOrEqual(status.counters["overflows"] ?? 0, 1)
+        // The limit that bit is named, in the log and in status.
+        XCTAssertTrue(status.warnings?.contains { $0.contains("inotify queue overflowed") && $0.contains("fs.inotify.max_queued_events") } == true,
+                      "\(status.warnings ?? [])")
+        XCTAssertTrue(daemon.log.contains("fs.inotify.max_queued_events"), daemon.log)
         XCTAssertEqual(daemon.stop(), 0)
     }
 
