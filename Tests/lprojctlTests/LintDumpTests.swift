@@ -194,6 +194,14 @@ final class GetCommandTests: XCTestCase {
             "  preferences: ja, fr-FR from LANGUAGE=ja, LANG=fr_FR.UTF-8", "  chain: ja → en"])
     }
 
+    /// A pseudolanguage by name, derived from the development table (specifiers intact).
+    func testAPseudolanguage() throws {
+        let accented = try runCommand("lprojctl", ["get", "home_title", "--bundle", bundle, "--language", "en-XA"])
+        XCTAssertEqual(accented.stdout.split(separator: "\n").prefix(2), ["Ĥöɱé", "  chain: en-XA → en"])
+        XCTAssertEqual(try runCommand("lprojctl", ["get", "home_title", "--bundle", bundle, "--language", "en-XE"]).stdout.split(separator: "\n").first,
+                       "[# Home #]")
+    }
+
     func testPluralWithArguments() throws {
         XCTAssertEqual(try runCommand("lprojctl", ["get", "item_count", "--bundle", bundle, "--language", "ar", "--arg", "2"])
             .stdout.split(separator: "\n").first, "عنصران")
