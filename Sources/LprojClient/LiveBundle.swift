@@ -139,12 +139,12 @@ public final class LiveBundle: Sendable {
     /// is cached while the bundle's state lasts (at most 1,024 headers); a
     /// cached header costs a lookup and allocates nothing.
     public func localization(acceptLanguage header: String) -> Localization {
-        core.snapshot.view(acceptLanguage: header)
+        core.view(acceptLanguage: header)
     }
 
     /// A view for these preferred languages, most preferred first (cached like a header).
     public func localization(preferences: [String]) -> Localization {
-        core.snapshot.view(preferences: preferences)
+        core.view(preferences: preferences)
     }
 
     /// The file `name.ext` for the active language: see `Localization.url(forResource:withExtension:subdirectory:)`.

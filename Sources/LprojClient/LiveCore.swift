@@ -6,9 +6,19 @@ import Synchronization
 
 /// The state behind a `LiveBundle`, shared with its connection thread: the
 /// current snapshot (swapped whole, under a lock held only to swap or to
-/// take a reference), the observers, the misses.
+/// take a reference) with the views made from it for requests, the
+/// observers, the misses.
 final class LiveCore: Sendable {
-    private let current: Mutex<LiveSnapshot>
+    /// The snapshot, and the views made from it by the header or the
+    /// preferences they were asked with (bounded; keyed by bytes with the
+    /// tables' fast hash). One lock for both: a request's view is one lock
+    /// away, as the active view is.
+    private struct Current {
+        var snapshot: LiveSnapshot
+        var views: [ExactName: LiveBundle.Localization] = [:]
+    }
+
+    private let current: Mutex<Current>
     private let observers = ObserverList<LiveBundle.Change>()
     let misses = Mutex<[LiveBundle.Miss: Int]>([:])
     let connected = Mutex(false)
@@ -22,14 +32,41 @@ final class LiveCore: Sendable {
     private let swapping = Mutex(())
 
     init(snapshot: LiveSnapshot, choice: LanguageChoice, environment: [String: String], recordsMisses: Bool) {
-        current = Mutex(snapshot)
+        current = Mutex(Current(snapshot: snapshot))
         self.choice = choice
         self.environment = environment
         self.recordsMisses = recordsMisses
     }
 
     /// The snapshot to read: a reference taken under the lock, read without it.
-    var snapshot: LiveSnapshot { current.withLock { $0 } }
+    var snapshot: LiveSnapshot { current.withLock { $0.snapshot } }
+
+    /// The view for an `Accept-Language` header, made once per header while the snapshot lasts.
+    func view(acceptLanguage header: String) -> LiveBundle.Localization {
+        view(for: ExactName(header)) { $0.view(acceptLanguage: header) }
+    }
+
+    /// The view for a list of preferences, made once per list while the snapshot lasts.
+    func view(preferences: [String]) -> LiveBundle.Localization {
+        view(for: ExactName("\u{0}" + preferences.joined(separator: "\u{0}"))) { $0.view(preferences: preferences) }
+    }
+
+    /// How many request views are cached now (for tests).
+    var cachedViewCount: Int { current.withLock { $0.views.count } }
+
+    private func view(for key: ExactName, make: (LiveSnapshot) -> LiveBundle.Localization) -> LiveBundle.Localization {
+        if let cached = current.withLock({ $0.views[key] }) { return cached }
+        let snapshot = self.snapshot
+        let made = make(snapshot)
+        return current.withLock { state in
+            // Kept only for the snapshot it was made from; two requests for one key share the first view made.
+            guard state.snapshot === snapshot else { return made }
+            if let existing = state.views[key] { return existing }
+            if state.views.count >= LiveSnapshot.viewLimit { state.views.removeAll(keepingCapacity: true) }
+            state.views[key] = made
+            return made
+        }
+    }
 
     var systemPreferences: [String] { SystemLanguages.preferences(environment: environment) }
 
@@ -41,10 +78,10 @@ final class LiveCore: Sendable {
             guard let (new, changedKeys) = make(old) else { return nil }
             guard changedKeys.contains(where: { !$0.value.isEmpty }) || new.language != old.language
                     || new.selection != old.selection || new.searchList != old.searchList else {
-                current.withLock { $0 = new }
+                current.withLock { $0 = Current(snapshot: new) }
                 return nil
             }
-            current.withLock { $0 = new }
+            current.withLock { $0 = Current(snapshot: new) }
             return LiveBundle.Change(oldLanguage: old.language, newLanguage: new.language, changedKeys: changedKeys)
         }
         if let change { announce(change) }

@@ -19,10 +19,6 @@ final class LiveSnapshot: Sendable {
     let bundlePath: String
     /// The view of the selected (or system) language.
     let active: LiveBundle.Localization
-    /// Views for other preferences, by the text they were asked with
-    /// (bounded; keyed by bytes with the tables' fast hash: a header is
-    /// hashed on every request).
-    private let views = Mutex<[ExactName: LiveBundle.Localization]>([:])
     /// The views made, by search list: headers that come to the same chain
     /// share one view (1,000 headers, 20 views: what a request touches stays in cache).
     private let viewsBySearchList = Mutex<[ExactName: LiveBundle.Localization]>([:])
@@ -67,39 +63,27 @@ final class LiveSnapshot: Sendable {
         active.entry(forKey: key, table: table)
     }
 
-    /// The view an `Accept-Language` header asks for, made once per header while this state lasts.
+    /// The view an `Accept-Language` header asks for (made here; `LiveCore` caches it by header while this state lasts).
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
-        if let cached = views.withLock({ $0[ExactName(header)] }) { return cached }
         let accepted = AcceptLanguage(header)
-        return cache(ExactName(header), Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, development: development,
-                                        developmentFallback: developmentFallback, bundlePath: bundlePath))
+        return shared(Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, development: development,
+                                developmentFallback: developmentFallback, bundlePath: bundlePath))
     }
 
-    /// The view a list of preferences asks for, made once per list while this state lasts.
+    /// The view a list of preferences asks for (made here; cached by `LiveCore`).
     func view(preferences: [String]) -> LiveBundle.Localization {
-        let key = ExactName("\u{0}" + preferences.joined(separator: "\u{0}"))
-        if let cached = views.withLock({ $0[key] }) { return cached }
-        return cache(key, Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
-                                     developmentFallback: developmentFallback, bundlePath: bundlePath))
+        shared(Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
+                         developmentFallback: developmentFallback, bundlePath: bundlePath))
     }
 
-    /// How many views are cached now (for tests).
-    var cachedViewCount: Int { views.withLock { $0.count } }
-
-    private func cache(_ key: ExactName, _ made: LiveBundle.Localization) -> LiveBundle.Localization {
+    /// The view already made for the same search list, else `made`.
+    private func shared(_ made: LiveBundle.Localization) -> LiveBundle.Localization {
         let chain = ExactName(made.searchList.joined(separator: "\u{0}"))
-        let view = viewsBySearchList.withLock { shared in
+        return viewsBySearchList.withLock { shared in
             if let existing = shared[chain] { return existing }
             if shared.count >= Self.viewLimit { shared.removeAll(keepingCapacity: true) }
             shared[chain] = made
             return made
-        }
-        return views.withLock { views in
-            // Two requests for one header share the first view made.
-            if let existing = views[key] { return existing }
-            if views.count >= Self.viewLimit { views.removeAll(keepingCapacity: true) }
-            views[key] = view
-            return view
         }
     }
 
