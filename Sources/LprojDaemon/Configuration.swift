@@ -49,15 +49,21 @@ public struct Configuration: Sendable, Equatable {
     }
     /// How roots not named in `pollRoots` are polled.
     public var pollDefault: PollMode = .auto
-    /// Roots with a mode of their own (`Poll=on /mnt/nfs/app`), by path as given.
-    public var pollRoots: [String: PollMode] = [:]
+    /// A root with a polling mode of its own (`Poll=on /mnt/nfs/app`).
+    public struct PollRoot: Sendable, Equatable {
+        public var root: String
+        public var mode: PollMode
+    }
+    /// Roots with a mode of their own, by path as given (compared by bytes: a
+    /// list, not a dictionary, whose `String` keys would merge NFC and NFD twins).
+    public var pollRoots: [PollRoot] = []
     /// Directories outside the roots that symbolic links inside them may
     /// lead to (the roots themselves always may).
     public var followLinksTo: [String] = []
 
     /// The polling mode of `root` (as configured).
     public func pollMode(for root: String) -> PollMode {
-        pollRoots.first { PathText.tidy($0.key).hasSameBytes(as: PathText.tidy(root)) }?.value ?? pollDefault
+        pollRoots.first { PathText.tidy($0.root).hasSameBytes(as: PathText.tidy(root)) }?.mode ?? pollDefault
     }
 
     // [Socket]
@@ -119,7 +125,7 @@ public struct Configuration: Sendable, Equatable {
                 problems.append("[Watch] Root: \(root): not a directory")
             }
         }
-        for root in pollRoots.keys.sorted() where !roots.contains(where: { PathText.tidy($0).hasSameBytes(as: PathText.tidy(root)) }) {
+        for root in pollRoots.map(\.root) where !roots.contains(where: { PathText.tidy($0).hasSameBytes(as: PathText.tidy(root)) }) {
             problems.append("[Watch] Poll: \(root) is not a root (name a path given with Root=)")
         }
         let socket = resolvedSocketPath(environment: environment)
@@ -158,7 +164,7 @@ public struct Configuration: Sendable, Equatable {
         lines += excludes.map { "Exclude=\($0)" }
         lines += ["RemovalGrace=\(Self.milliseconds(removalGrace))ms", "QuietPeriod=\(Self.milliseconds(quietPeriod))ms",
                   "PollInterval=\(Self.milliseconds(pollInterval))ms", "Poll=\(pollDefault.rawValue)"]
-        lines += pollRoots.keys.sorted().map { "Poll=\(pollRoots[$0]!.rawValue) \($0)" }
+        lines += pollRoots.map { "Poll=\($0.mode.rawValue) \($0.root)" }
         lines += followLinksTo.map { "FollowLinksTo=\($0)" }
         lines += ["", "[Socket]", "Path=\(resolvedSocketPath(environment: environment))",
                   "Mode=0" + String(socketMode, radix: 8), "Group=\(socketGroup?.name ?? "")",

@@ -86,7 +86,7 @@ public enum ConfigurationFile {
             var fields = words(value)
             guard !fields.isEmpty else {
                 configuration.pollDefault = .auto
-                configuration.pollRoots = [:]
+                configuration.pollRoots = []
                 return
             }
             let modeText = fields.removeFirst()
@@ -96,7 +96,9 @@ public enum ConfigurationFile {
             if fields.isEmpty { configuration.pollDefault = mode }
             for root in fields {
                 guard root.hasPrefix("/") else { throw ValueError("a root must be an absolute path, not '\(root)'") }
-                configuration.pollRoots[root] = mode
+                // A root named again takes its latest mode (by bytes).
+                configuration.pollRoots.removeAll { $0.root.hasSameBytes(as: root) }
+                configuration.pollRoots.append(.init(root: root, mode: mode))
             }
         case ("Watch", "FollowLinksTo"):
             if value.isEmpty { configuration.followLinksTo = [] } else {

@@ -102,6 +102,10 @@ public final class Daemon {
         self.log = log
         reloadSource = reload
         let canonical = try Self.canonicalRoots(configuration.roots)
+        // A Poll= root that is no root is a typo, refused as --check-config and a reload refuse it.
+        if let problem = configuration.problems(environment: environment).first(where: { $0.hasPrefix("[Watch] Poll") }) {
+            throw DaemonError(problem)
+        }
         roots = canonical
         publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.historyLength,
                               historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes)

@@ -253,6 +253,17 @@ final class DaemonLifecycleTests: XCTestCase {
         XCTAssertEqual(try runDaemon(["--check-config", "--config", unknown]).stderr, "lprojd: \(unknown):3: [Watch] Roots: unknown key\n")
         let garbage = try writeConfig("[Watch]\nRoot=/srv/a\nthis is not ini\n")
         XCTAssertTrue(try runDaemon(["--check-config", "--config", garbage]).stderr.contains("\(garbage):3: not an INI line"))
+        // Poll= per root, by bytes (Café in NFC and in NFD are two roots), and a Poll= root that is no root is refused.
+        let nfc = root + "/Caf\u{E9}", nfd = root + "/Cafe\u{301}"
+        for twin in [nfc, nfd] { try FileManager.default.createDirectory(atPath: twin, withIntermediateDirectories: true) }
+        let twins = try writeConfig("[Watch]\nRoot=\(nfc)\nRoot=\(nfd)\nPoll=on \(nfc)\nPoll=off \(nfd)\n")
+        let polled = try runDaemon(["--check-config", "--config", twins, "--socket", "/tmp/x.sock", "--state", root + "/state"])
+        XCTAssertEqual(polled.status, 0, polled.stderr)
+        XCTAssertTrue(polled.stdout.contains("Poll=auto\nPoll=on \(nfc)\nPoll=off \(nfd)\n"), polled.stdout)
+        let stray = try writeConfig("[Watch]\nRoot=\(nfc)\nPoll=on /srv/elsewhere\n")
+        let strayResult = try runDaemon(["--check-config", "--config", stray, "--socket", "/tmp/x.sock", "--state", root + "/state"])
+        XCTAssertEqual(strayResult.status, 1)
+        XCTAssertTrue(strayResult.stderr.contains("[Watch] Poll: /srv/elsewhere is not a root"), strayResult.stderr)
         // What start-up would refuse, --check-config refuses too, naming the key.
         let missing = try writeConfig("[Watch]\nRoot=\(root)/missing\n[State]\nDirectory=\(good)/state\n")
         let refused = try runDaemon(["--check-config", "--config", missing, "--socket", good + "/lprojd.sock"])
