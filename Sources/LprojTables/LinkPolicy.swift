@@ -124,7 +124,7 @@ public struct LinkPolicy: Sendable {
     }
 
     /// The text of the link at `path` (what `readlink` says).
-    static func linkText(_ path: String) -> String? {
+    public static func linkText(_ path: String) -> String? {
         var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &target, target.count - 1)
         guard count >= 0 else { return nil }

@@ -366,6 +366,9 @@ private final class WatchLoop {
     /// The file links among them, by the real path they lead to: a write
     /// there is a write of each link.
     var fileLinks: [ExactName: [String]] = [:]
+    /// Where the links skipped lead, as their text says (one level): a file
+    /// created there may make one of them followable.
+    var skippedTargets: [ExactName: ExactName] = [:]
     /// Hears of each link skipped (its path, and why), once per reason.
     let noteSkippedLink: (String, String) -> Void
     /// Set while translating a batch in which a link may have moved.
@@ -562,7 +565,7 @@ private final class WatchLoop {
     private func translate(_ event: RawEvent, in directory: String, into events: inout [FileEvent]) {
         let moving = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
         // Anything that comes, goes or moves may be on the way of a link (or be where a dangling one leads).
-        if !linksSeen.isEmpty, event.mask & moving != 0 { linksMayHaveMoved = true }
+        if !linksSeen.isEmpty, event.mask & moving != 0, !linksMayHaveMoved, mayMoveALink(event, in: directory) { linksMayHaveMoved = true }
         if let root = missingRoots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
            root.matches(directory + "/" + event.name), event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
             // A root came back.
@@ -770,6 +773,15 @@ private final class WatchLoop {
                        into events: inout [FileEvent]) {
         let key = ExactName(path)
         linksSeen[key] = now
+        // Where a skipped link leads (its text, one level, resolved from its directory): watched for a file that makes it followable.
+        if case .skipped? = now, let text = LinkPolicy.linkText(path) {
+            // The target's directory resolved (it usually exists while the file does not), then the target's name.
+            let written = text.hasPrefix("/") ? text : (path as NSString).deletingLastPathComponent + "/" + text
+            let parent = LinkPolicy.realPath((written as NSString).deletingLastPathComponent)
+            skippedTargets[key] = parent.map { ExactName($0 + "/" + (written as NSString).lastPathComponent) }
+        } else {
+            skippedTargets[key] = nil
+        }
         // A link that led somewhere and dangles now is going (kubelet drops an entry: the
         // swap first, the link after); one met skipped, or skipped for a new reason, is said.
         let wasFollowed = switch before { case .directory?, .file?: true; default: false }
@@ -796,6 +808,20 @@ private final class WatchLoop {
         default:
             break
         }
+    }
+
+    /// Whether `event` may change where a link seen leads: anything about a
+    /// directory (a component on a link's way), a link, a `..` name, or a
+    /// file that a file link or a skipped link leads to. A regular file
+    /// saved elsewhere cannot (a save in a tree of thousands of links does
+    /// not look at every one of them again).
+    private func mayMoveALink(_ event: RawEvent, in directory: String) -> Bool {
+        if event.name.isEmpty || event.mask & UInt32(IN_ISDIR | IN_DELETE_SELF | IN_MOVE_SELF) != 0 { return true }
+        let path = directory + "/" + event.name
+        if !LinkPolicy.isWalked(event.name) || linksSeen[ExactName(path)] != nil || Self.isSymbolicLink(path) { return true }
+        guard !fileLinks.isEmpty || !skippedTargets.isEmpty, let real = LinkPolicy.realPath(directory) else { return false }
+        let target = ExactName(real + "/" + event.name)
+        return fileLinks[target] != nil || skippedTargets.values.contains(target)
     }
 
     /// Whether `path` is a symbolic link (not followed).
@@ -859,6 +885,7 @@ private final class WatchLoop {
         // The links met under it (not a link at `path` itself: its caller decides).
         for (key, resolution) in linksSeen where key.isWithin(path) && !key.matches(path) {
             linksSeen[key] = nil
+            skippedTargets[key] = nil
             if case .file(let target) = resolution {
                 fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: key.string) }
                 if fileLinks[ExactName(target)]?.isEmpty == true { fileLinks[ExactName(target)] = nil }

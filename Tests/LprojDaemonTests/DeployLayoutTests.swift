@@ -137,6 +137,34 @@ final class DeployLayoutTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
     }
 
+    /// A dangling link is followed once what it leads to appears (a file,
+    /// or a directory), and a save elsewhere in a tree with links changes nothing about them.
+    func testADanglingLinkIsFollowedOnceItsTargetAppears() throws {
+        let daemon = try DaemonProcess(config: "[Watch]\nQuietPeriod=20ms\n")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
+        try FileManager.default.createDirectory(atPath: daemon.path("shared"), withIntermediateDirectories: true)
+        try daemon.shell("ln -s ../../shared/Later.strings App/en.lproj/Later.strings && ln -s ../shared/fr.lproj App/fr.lproj", in: daemon.root)
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        _ = try connection.send(Subscribe(name: "all"))
+        XCTAssertTrue(daemon.log.contains("Later.strings: symbolic link not followed: dangling"), daemon.log)
+        // A save elsewhere: the links are not what changed.
+        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"w\";\n")
+        XCTAssertEqual(try connection.awaitEvent(TableChanged.name).decode(TableChanged.self).table, "Localizable")
+        // The file a dangling file link leads to is written: the link's table appears.
+        try daemon.write("shared/Later.strings", "\"later\" = \"Later\";\n")
+        let later = try connection.awaitEvent(TableChanged.name) { (try? $0.decode(TableChanged.self).table) == "Later" }.decode(TableChanged.self)
+        XCTAssertEqual(later.bundle, daemon.path("App"))
+        XCTAssertEqual(later.added["later"]?.text, "Later")
+        // The directory a dangling directory link leads to is made: the localization appears.
+        try daemon.write("shared/fr.lproj/Localizable.strings", "\"k\" = \"fr\";\n")
+        let french = try connection.awaitEvent(TableChanged.name) { (try? $0.decode(TableChanged.self).language) == "fr" }.decode(TableChanged.self)
+        XCTAssertEqual(french.bundle, daemon.path("App"))
+        XCTAssertEqual(french.added["k"]?.text, "fr")
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+
     // MARK: - Helpers
 
     /// A `LiveBundle` on `path`, connected to the test's daemon.
