@@ -6,9 +6,10 @@ import LprojTables
 /// daemon's core: it reads the catalog's served tables, never a descriptor
 /// (but a bundle's Info.plist, as `BundleCheck` does).
 ///
-/// - A bundle's checks are worked out whole the first time they are needed
-///   — a change in it, a subscriber or `list` asking — not at start: a
-///   crawl of 50,000 tables is not slowed by them.
+/// - A bundle's checks are worked out whole the first time they are asked
+///   for — a subscriber of diagnostics, `list` — not at start nor on a
+///   change: a crawl or a release swap of 50,000 tables is not slowed by
+///   them, and a bundle nobody asked about has no set to keep up to date.
 /// - After that, a save is checked by what it changed: the table saved
 ///   whole (its keys' lines may have moved), and when it is the development
 ///   table, the keys its diff names in every other localization (their
@@ -50,16 +51,19 @@ final class Checks {
 
     /// Checks again what `changes` (by table: the keys a save changed, or
     /// nil for the whole table) may have changed in `bundle`; the bundle's
-    /// new set when it differs from the one before (a bundle not worked out
-    /// yet was clean as far as anyone knew).
-    func update(_ bundle: String, changes: [TableAddress: ChangedKeys], in catalog: Catalog) -> [Diagnostic]? {
+    /// new set when it differs from the one before. A bundle not worked out
+    /// yet is left so (nil) unless `listened` (a subscriber of its
+    /// diagnostics is there: it is worked out now, from a clean set);
+    /// whoever asks first gets its set then.
+    func update(_ bundle: String, changes: [TableAddress: ChangedKeys], listened: Bool, in catalog: Catalog) -> [Diagnostic]? {
         let key = ExactName(bundle)
+        guard bundles[key] != nil || listened else { return nil }
         let before = bundles[key]?.all ?? []
         // Only the tables that changed, and InfoPlist for the bundle's own checks.
         let names = Set(changes.keys.map(\.table)).union(["InfoPlist"])
         guard var state = bundles[key], let localized = catalog.localizedBundle(bundle, only: names),
               Set(localized.localizations.map(ExactName.init)) == state.localizations else {
-            // First time, or a localization came or went: the bundle whole.
+            // A localization came or went (or the bundle went): the bundle whole.
             let after = compute(bundle, in: catalog)?.all ?? []
             return after == before ? nil : after
         }

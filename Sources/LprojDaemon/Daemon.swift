@@ -377,7 +377,8 @@ public final class Daemon {
         let due = pendingChecks
         pendingChecks.removeAll()
         for (bundle, tables) in due.sorted(by: { $0.key < $1.key }) {
-            guard let diagnostics = checks.update(bundle.string, changes: tables, in: catalog) else { continue }
+            let listened = publisher.hasSubscribers(for: .checks(bundle: bundle.string))
+            guard let diagnostics = checks.update(bundle.string, changes: tables, listened: listened, in: catalog) else { continue }
             publisher.publish(scope: .checks(bundle: bundle.string)) { Diagnostics(clock: $0, bundle: bundle.string, diagnostics: diagnostics) }
         }
         log.debug("checks of \(due.count) bundle(s) in \(ContinuousClock.now - started)")

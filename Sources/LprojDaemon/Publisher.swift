@@ -82,6 +82,11 @@ final class Publisher {
         }
     }
 
+    /// Whether any subscription would get an event about `scope`.
+    func hasSubscribers(for scope: Scope) -> Bool {
+        sessions.values.contains { session in session.subscriptions.values.contains { $0.matches(scope, app: session.app) } }
+    }
+
     /// Publishes what the catalog says changed, in its order.
     func publish(_ changes: [Catalog.Change]) {
         for change in changes {

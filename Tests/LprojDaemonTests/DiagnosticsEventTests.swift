@@ -59,6 +59,25 @@ final class DiagnosticsEventTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
     }
 
+    /// A bundle that appears while a subscriber of diagnostics listens has
+    /// its checks worked out and sent (nobody listening, they wait to be asked for).
+    func testABundleThatAppearsIsCheckedForAListeningSubscriber() throws {
+        let daemon = try DaemonProcess(config: "[Watch]\nQuietPeriod=20ms\n")
+        try daemon.write("Old/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
+        try daemon.start()
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        _ = try connection.send(Subscribe(name: "checks", diagnostics: true))
+        try daemon.write("New/en.lproj/Localizable.strings", "\"count\" = \"%d items\";\n")
+        try daemon.write("New/de.lproj/Localizable.strings", "\"count\" = \"%@ Dinge\";\n")
+        let found = try connection.awaitEvent(Diagnostics.name) { event in
+            (try? event.decode(Diagnostics.self)).map { $0.bundle == daemon.path("New") && !$0.diagnostics.isEmpty } ?? false
+        }.decode(Diagnostics.self)
+        XCTAssertTrue(found.diagnostics.contains { $0.severity == .error && $0.message.contains("\"count\": reads argument 1 as an object") },
+                      "\(found.diagnostics)")
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+
     /// The daemon's checks are kept a key at a time; after every step of a
     /// seeded run of saves (values with and without specifiers, empty
     /// values, keys added and dropped, tables removed, in the development
