@@ -154,6 +154,14 @@ final class DaemonProcess {
 
     func connect() throws -> DaemonConnection { try DaemonConnection(path: socket) }
 
+    /// A connection that said hello (as `tests`) and subscribed to every event as `name`: how most tests start.
+    func subscriber(_ name: String = "all", diagnostics: Bool? = nil) throws -> DaemonConnection {
+        let connection = try connect()
+        _ = try connection.send(Hello(client: "tests"))
+        _ = try connection.send(Subscribe(name: name, diagnostics: diagnostics))
+        return connection
+    }
+
     // MARK: files
 
     func path(_ relative: String) -> String { root + "/" + relative }

@@ -119,9 +119,7 @@ final class DeployLayoutTests: XCTestCase {
         try daemon.write("App/en.lproj/Localizable.strings", "\"title\" = \"Title\";\n")
         try daemon.shell("ln -s \(shared)/fr.lproj App/fr.lproj", in: daemon.root)
         try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "all"))
+        let connection = try daemon.subscriber()
         XCTAssertEqual(try connection.send(Snapshot(bundle: daemon.path("App"))).tables.map(\.language), ["en"])
         XCTAssertTrue(daemon.log.contains("fr.lproj: symbolic link not followed: it leads to \(shared)/fr.lproj, outside every root"),
                       daemon.log)
@@ -145,9 +143,7 @@ final class DeployLayoutTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: daemon.path("shared"), withIntermediateDirectories: true)
         try daemon.shell("ln -s ../../shared/Later.strings App/en.lproj/Later.strings && ln -s ../shared/fr.lproj App/fr.lproj", in: daemon.root)
         try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "all"))
+        let connection = try daemon.subscriber()
         XCTAssertTrue(daemon.log.contains("Later.strings: symbolic link not followed: dangling"), daemon.log)
         // A save elsewhere: the links are not what changed.
         try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"w\";\n")

@@ -16,9 +16,7 @@ final class DiagnosticsEventTests: XCTestCase {
         try daemon.write("Other/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
         try daemon.write("Other/fr.lproj/Localizable.strings", "\"extra\" = \"en trop\";\n")
         try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "checks", diagnostics: true))
+        let connection = try daemon.subscriber("checks", diagnostics: true)
         let plain = try daemon.connect()
         _ = try plain.send(Hello(client: "plain"))
         _ = try plain.send(Subscribe(name: "tables"))
@@ -65,9 +63,7 @@ final class DiagnosticsEventTests: XCTestCase {
         let daemon = try DaemonProcess(config: "[Watch]\nQuietPeriod=20ms\n")
         try daemon.write("Old/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
         try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "checks", diagnostics: true))
+        let connection = try daemon.subscriber("checks", diagnostics: true)
         try daemon.write("New/en.lproj/Localizable.strings", "\"count\" = \"%d items\";\n")
         try daemon.write("New/de.lproj/Localizable.strings", "\"count\" = \"%@ Dinge\";\n")
         let found = try connection.awaitEvent(Diagnostics.name) { event in
@@ -96,9 +92,7 @@ final class DiagnosticsEventTests: XCTestCase {
         }
         for language in ["en", "de", "fr"] { try daemon.write("App/\(language).lproj/Localizable.strings", table()) }
         try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "checks", diagnostics: true))
+        let connection = try daemon.subscriber("checks", diagnostics: true)
         let bundle = daemon.path("App")
         var published: [Diagnostic] = []
         for step in 0..<60 {

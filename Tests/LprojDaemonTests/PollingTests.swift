@@ -15,9 +15,7 @@ final class PollingTests: XCTestCase {
         try daemon.write("App/de.lproj/Localizable.strings", "\"title\" = \"Titel\";\n")
         try daemon.start()
         XCTAssertTrue(daemon.log.contains("\(daemon.root): polled every 100 ms (Poll=on), not watched"), daemon.log)
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "all"))
+        let connection = try daemon.subscriber()
         func change(_ where: (TableChanged) -> Bool) throws -> TableChanged {
             let event = try connection.awaitEvent(TableChanged.name, timeout: .seconds(10)) { (try? $0.decode(TableChanged.self)).map(`where`) ?? false }
             return try event.decode(TableChanged.self)
@@ -72,9 +70,7 @@ final class PollingTests: XCTestCase {
         try daemon.rewriteConfig("[Watch]\n\(settings)")
         try daemon.write("App/en.lproj/Localizable.strings", "\"title\" = \"Title\";\n")
         try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "all"))
+        let connection = try daemon.subscriber()
         XCTAssertGreaterThan(try connection.send(Status()).watches, 0)
         for (mode, edit) in [("on", "Polled"), ("off", "Watched again")] {
             try daemon.rewriteConfig("[Watch]\n\(settings)Poll=\(mode) \(daemon.root)\n")
@@ -111,9 +107,7 @@ final class PollingTests: XCTestCase {
         let daemon = try DaemonProcess(config: "[Watch]\nPollInterval=100ms\nQuietPeriod=20ms\n")
         try daemon.write("App/en.lproj/Localizable.strings", "\"title\" = \"Title\";\n")
         try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        _ = try connection.send(Subscribe(name: "all"))
+        let connection = try daemon.subscriber()
         let pid = try connection.send(Status()).pid
         // util-linux's prlimit(1) sets another process's soft limit (the Glibc module leaves prlimit(2) out).
         let shown = try runProgram("/usr/bin/prlimit", ["--pid", "\(pid)", "--nofile", "--noheadings", "--raw", "--output", "SOFT"])
