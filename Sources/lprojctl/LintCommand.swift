@@ -95,14 +95,23 @@ enum TableFiles {
     /// `path` itself if it is a table file; the table files under it
     /// (sorted) if it is a directory.
     static func find(under path: String) throws -> [String] {
+        try FileSearch.find(under: path, accepting: { TableFormat(path: $0) != nil },
+                            refusing: "not a table file (expected .strings, .stringsdict or .xcstrings)")
+    }
+}
+
+/// Files named on a command line: a file itself, or the files under a directory that `accepting` takes.
+enum FileSearch {
+    /// `path` itself when it is a file (refused with `refusing` unless
+    /// `accepting` takes it; nil: any file named is taken), else the files
+    /// under it that `accepting` takes, sorted; hidden directories skipped when `skippingHidden`.
+    static func find(under path: String, accepting: (String) -> Bool, refusing: String?, skippingHidden: Bool = false) throws -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TableReadError(path: path, reason: "no such file or directory")
         }
         guard isDirectory.boolValue else {
-            guard TableFormat(path: path) != nil else {
-                throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
-            }
+            if let refusing, !accepting(path) { throw TableReadError(path: path, reason: refusing) }
             return [path]
         }
         guard let enumerator = FileManager.default.enumerator(atPath: path) else {
@@ -110,9 +119,11 @@ enum TableFiles {
         }
         var found: [String] = []
         while let relative = enumerator.nextObject() as? String {
-            if TableFormat(path: relative) != nil {
-                found.append(path.hasSuffix("/") ? path + relative : path + "/" + relative)
+            if skippingHidden, (relative as NSString).lastPathComponent.hasPrefix(".") {
+                enumerator.skipDescendants()
+                continue
             }
+            if accepting(relative) { found.append(path.hasSuffix("/") ? path + relative : path + "/" + relative) }
         }
         return found.sorted()
     }

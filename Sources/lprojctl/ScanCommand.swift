@@ -65,7 +65,7 @@ enum ScanCommand {
             do {
                 files = try sources(under: absolute(operand))
             } catch {
-                Console.error("\(program): \(operand): \(error.localizedDescription)")
+                Console.error("\(program): \(error)")
                 unreadable = true
                 continue
             }
@@ -91,8 +91,9 @@ enum ScanCommand {
                                           message: "\"\(use.key)\" is used but missing from \(development).lproj/\(name)",
                                           hint: tables[name] == nil ? "\(development) has no \(name) table" : "add it to the table"))
         }
-        // Keys no source uses, where they are written (InfoPlist's are Info.plist's, never looked up in code).
-        for name in tables.keys.sorted() where name != "InfoPlist" {
+        // Keys no source uses, where they are written (InfoPlist's are Info.plist's, never looked up in code) —
+        // only when every source was read: otherwise "unused" would say nothing true.
+        for name in tables.keys.sorted() where name != "InfoPlist" && !unreadable {
             var files = FileLocations(bundlePath: bundle.path, localization: development, table: name)
             for (key, entry) in tables[name]! where !used.contains(name + "\u{0}" + key) {
                 let (file, line, column) = files.location(of: key, entry: entry)
@@ -114,22 +115,7 @@ enum ScanCommand {
 
     /// `path` itself when it is a file, else the sources under it (hidden directories skipped), sorted.
     private static func sources(under path: String) throws -> [String] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "no such file or directory"])
-        }
-        guard isDirectory.boolValue else { return [path] }
-        var found: [String] = []
-        var pending = [path]
-        while let directory = pending.popLast() {
-            DirectoryListing.forEachEntry(of: directory) { name, child, kind in
-                guard !name.hasPrefix(".") else { return }
-                switch kind {
-                case .directory: pending.append(child)
-                case .file: if ["swift", "m", "mm", "h"].contains((name as NSString).pathExtension) { found.append(child) }
-                }
-            }
-        }
-        return found.sorted()
+        try FileSearch.find(under: path, accepting: { ["swift", "m", "mm", "h"].contains(($0 as NSString).pathExtension) }, refusing: nil,
+                            skippingHidden: true)
     }
 }

@@ -26,5 +26,7 @@ final class ScanTests: XCTestCase {
         XCTAssertEqual(try runCommand("lprojctl", ["scan", "--bundle", fixtures + "/Resources"]).status, 2)
         let missing = try runCommand("lprojctl", ["scan", fixtures + "/Nowhere", "--bundle", fixtures + "/Resources"])
         XCTAssertEqual(missing.status, 2)
+        XCTAssertEqual(missing.stdout, "", "no 'unused' report when a source could not be read")
+        XCTAssertTrue(missing.stderr.contains("Nowhere: no such file or directory"), missing.stderr)
     }
 }
