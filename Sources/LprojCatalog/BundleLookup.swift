@@ -16,15 +16,19 @@ public struct BundleLookup: Sendable {
     public init(key: String, table: String?, in bundle: LocalizedBundle, preferences: [String], development: String? = nil,
                 defaultValue: String? = nil, developmentFallback: Bool = false) {
         let development = development ?? Self.defaultDevelopment(available: bundle.localizations)
-        // A pseudolanguage asked for by name is derived from the development tables.
-        let tables = Pseudolanguage.adding(for: preferences, to: bundle.tables, development: development)
-        let available = tables.keys.sorted()
+        // A pseudolanguage asked for by name is derived from the development table, the one table the lookup reads.
+        let pseudolanguages = development.map { bundle.tables[$0] != nil } == true
+            ? preferences.compactMap(Pseudolanguage.init(tag:)).filter { bundle.tables[$0.rawValue] == nil } : []
+        let available = bundle.localizations + pseudolanguages.map(\.rawValue)
         let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development)
         searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
         self.development = development
         resolution = Resolver.resolve(key: key, table: table, defaultValue: defaultValue, searchList: searchList,
-                                      development: development, developmentFallback: developmentFallback) {
-            tables[$1]?[$0]
+                                      development: development, developmentFallback: developmentFallback) { name, localization in
+            if let pseudo = pseudolanguages.first(where: { $0.rawValue == localization }) {
+                return development.flatMap { bundle.table(name, localization: $0) }.map(pseudo.table)
+            }
+            return bundle.table(name, localization: localization)
         }
     }
 
