@@ -82,16 +82,21 @@ FUZZ_ASAN := ASAN_OPTIONS=malloc_context_size=0:quarantine_size_mb=16
 FUZZ_LSAN := LSAN_OPTIONS=suppressions=Fuzz/lsan.supp
 fuzz: deps
 	mkdir -p .build/fuzz fuzz-artifacts
-	$(SWIFTC) -O -g -sanitize=fuzzer,address -parse-as-library -module-name LprojTablesFuzz \
+	@# LprojTables imports the CLinux shim: its header as a module, its C file compiled beside.
+	printf 'module CLinux {\n  header "%s/Sources/CLinux/include/lproj_linux.h"\n  export *\n}\n' "$(CURDIR)" > .build/fuzz/module.modulemap
+	$(dir $(SWIFT))clang -O1 -g -fsanitize=fuzzer-no-link,address -c Sources/CLinux/lproj_linux.c -I Sources/CLinux/include -o .build/fuzz/lproj_linux.o
+	$(SWIFTC) -O -g -sanitize=fuzzer,address -parse-as-library -module-name LprojTablesFuzz -package-name lprojd \
+	  -Xcc -fmodule-map-file=.build/fuzz/module.modulemap .build/fuzz/lproj_linux.o \
 	  Sources/LprojTables/*.swift Fuzz/FuzzTables.swift -o .build/fuzz/fuzz-tables 2>&1 \
 	  | { grep -v 'Cannot export local symbol' || true; }
+	test -x .build/fuzz/fuzz-tables
 	rm -rf .build/fuzz/seeds && mkdir -p .build/fuzz/seeds .build/fuzz/work
 	find ../shared/corpus -type f \( -name '*.strings' -o -name '*.stringsdict' -o -name '*.xcstrings' \) -size -64k \
 	  | while read f; do cp "$$f" ".build/fuzz/seeds/$$(echo "$$f" | md5sum | cut -c1-16).$${f##*.}"; done
 	cp Fuzz/seeds/* .build/fuzz/seeds/
 	@# Leak checks after every input make libFuzzer ~20x slower (the Swift
 	@# runtime's caches grow), so the search runs without them...
-	$(FUZZ_ASAN) .build/fuzz/fuzz-tables -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	$(FUZZ_ASAN) .build/fuzz/fuzz-tables -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 -dict=Fuzz/tables.dict \
 	  -detect_leaks=0 -artifact_prefix=fuzz-artifacts/ -print_final_stats=1 .build/fuzz/work .build/fuzz/seeds
 	@# ...and every input it found interesting is then run once with them
 	@# (with allocation stacks: LeakSanitizer reports nothing without them).

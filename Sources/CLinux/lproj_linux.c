@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include "lproj_linux.h"
 
 #include <malloc.h>
@@ -73,6 +74,13 @@ int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid) {
     *uid = credentials.uid;
     *gid = credentials.gid;
     return 0;
+}
+
+int lproj_peer_groups(int fd, uint32_t *groups, int capacity) {
+    socklen_t length = (socklen_t)(capacity * sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &length) == 0) return (int)(length / sizeof(gid_t));
+    if (errno == ERANGE) return (int)(length / sizeof(gid_t));
+    return -1;
 }
 
 long lproj_getdents(int fd, void *buffer, size_t size) { return syscall(SYS_getdents64, fd, buffer, size); }

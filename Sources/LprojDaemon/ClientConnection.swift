@@ -15,6 +15,8 @@ final class ClientConnection {
     let session: Session
     /// What the loop's epoll waits for on this socket (changed only when it must).
     var interest = interestIn | interestPeerClosed
+    /// Whether a complete request line came (until then, `FirstRequestTimeout=` runs).
+    var hasSentRequest = false
 
     init(descriptor: Int32, peer: PeerCredentials, session: Session, maximumLineLength: Int) {
         self.descriptor = descriptor
@@ -44,28 +46,29 @@ final class ClientConnection {
     }
 }
 
-/// Who is on the other end of a Unix socket (SO_PEERCRED).
+/// Who is on the other end of a Unix socket, as the kernel saw it connect
+/// (SO_PEERCRED, SO_PEERGROUPS): never the user database, so a process
+/// that dropped a group is not let in by it.
 struct PeerCredentials: Sendable {
     var pid: Int32
     var uid: UInt32
     var gid: UInt32
+    /// The peer's effective group and its supplementary groups.
+    var groups: Set<UInt32>
 
     init?(socket descriptor: Int32) {
         (pid, uid, gid) = (0, 0, 0)
         guard lproj_peer_credentials(descriptor, &pid, &uid, &gid) == 0 else { return nil }
-    }
-
-    /// The groups of the peer's user: its primary group and the supplementary ones.
-    var groups: Set<UInt32> {
-        var result: Set<UInt32> = [gid]
-        guard let entry = getpwuid(uid) else { return result }
-        var count: Int32 = 64
-        var groups = [gid_t](repeating: 0, count: Int(count))
-        if getgrouplist(entry.pointee.pw_name, gid, &groups, &count) == -1 {
-            groups = [gid_t](repeating: 0, count: Int(count))
-            _ = getgrouplist(entry.pointee.pw_name, gid, &groups, &count)
+        var room = 64
+        while true {
+            var list = [UInt32](repeating: 0, count: room)
+            let count = Int(lproj_peer_groups(descriptor, &list, Int32(room)))
+            guard count >= 0 else { return nil }
+            if count <= room {
+                groups = Set(list.prefix(count)).union([gid])
+                return
+            }
+            room = count
         }
-        result.formUnion(groups.prefix(Int(max(0, count))))
-        return result
     }
 }

@@ -80,17 +80,37 @@ public struct Configuration: Sendable, Equatable {
     public var selectUsers: [Principal] = []
     public var selectGroups: [Principal] = []
 
-    // [Limits]
+    // [Limits] (the range of each: `ValueRange`)
     public var maximumTableBytes = 16 << 20
+    /// Objects a binary property list table may decode into, references counted each time.
+    public var maximumTableObjects = 1_000_000
     public var maximumRequestBytes = 1 << 20
+    /// Connections at once from users other than root and the daemon's own.
     public var maximumClients = 256
+    /// Connections at once from one user (root and the daemon's own user excepted).
+    public var maximumClientsPerUser = 128
+    /// Connections beyond `maximumClients` that only root and the daemon's own user may take.
+    public var reservedClients = 4
+    /// How long a new connection has to send its first complete request line.
+    public var firstRequestTimeout: Duration = .seconds(10)
+    /// Subscriptions on one connection.
+    public var maximumSubscriptions = 64
+    /// Names in one filter of a request (`languages`, `tables`).
+    public var maximumFilterNames = 1024
     public var clientQueueBytes = 8 << 20
     public var historyLength = 4096
     public var historyBytes = 64 << 20
 
+    /// The limits table files are read with.
+    public var tableLimits: TableLimits {
+        TableLimits(maximumFileBytes: maximumTableBytes, maximumObjects: maximumTableObjects)
+    }
+
     // [State]
     /// nil: `/var/lib/lprojd` for root, else `$XDG_STATE_HOME/lprojd` or `~/.local/state/lprojd`.
     public var stateDirectory: String?
+    /// Apps whose selected language is remembered; past it, the one unused longest is forgotten.
+    public var maximumApps = 1000
 
     // [Log]
     public var logLevel: LogLevel = .info
@@ -138,6 +158,24 @@ public struct Configuration: Sendable, Equatable {
         return problems
     }
 
+    /// What start-up warns of but does not refuse: `MaxClients` (with the
+    /// reserved connections and what the daemon needs besides) above the
+    /// open-file limit the daemon may raise itself to (`RLIMIT_NOFILE`'s hard limit).
+    public func warnings() -> [String] {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return [] }
+        let needed = descriptorsNeeded
+        guard limits.rlim_max != rlim_t.max, UInt64(limits.rlim_max) < UInt64(needed) else { return [] }
+        return ["[Limits] MaxClients: \(maximumClients) clients (+\(reservedClients) reserved) need about \(needed) file descriptors, "
+                + "but this process may open \(limits.rlim_max) (RLIMIT_NOFILE: LimitNOFILE= in the unit, or ulimit -n); "
+                + "clients past it are refused with busy"]
+    }
+
+    /// File descriptors the daemon needs at most: one per client, the
+    /// refused connections it keeps while they read why, and its own (the
+    /// socket, inotify, epoll, timers, reads).
+    public var descriptorsNeeded: Int { maximumClients + reservedClients + 64 + 64 }
+
     /// Why the directory `path` cannot be used (it, or the nearest existing
     /// directory above it, must be a writable directory), nil when it can.
     static func problem(making path: String) -> String? {
@@ -170,10 +208,12 @@ public struct Configuration: Sendable, Equatable {
                   "Mode=0" + String(socketMode, radix: 8), "Group=\(socketGroup?.name ?? "")",
                   "", "[Access]", "AllowUsers=\(list(allowUsers))", "AllowGroups=\(list(allowGroups))",
                   "SelectUsers=\(list(selectUsers))", "SelectGroups=\(list(selectGroups))",
-                  "", "[Limits]", "MaxTableBytes=\(maximumTableBytes)", "MaxRequestBytes=\(maximumRequestBytes)",
-                  "MaxClients=\(maximumClients)", "ClientQueueBytes=\(clientQueueBytes)", "HistoryLength=\(historyLength)",
-                  "HistoryBytes=\(historyBytes)",
-                  "", "[State]", "Directory=\(resolvedStateDirectory(environment: environment))",
+                  "", "[Limits]", "MaxTableBytes=\(maximumTableBytes)", "MaxTableObjects=\(maximumTableObjects)",
+                  "MaxRequestBytes=\(maximumRequestBytes)", "MaxClients=\(maximumClients)", "MaxClientsPerUser=\(maximumClientsPerUser)",
+                  "ReservedClients=\(reservedClients)", "FirstRequestTimeout=\(Self.milliseconds(firstRequestTimeout))ms",
+                  "MaxSubscriptions=\(maximumSubscriptions)", "MaxFilterNames=\(maximumFilterNames)",
+                  "ClientQueueBytes=\(clientQueueBytes)", "HistoryLength=\(historyLength)", "HistoryBytes=\(historyBytes)",
+                  "", "[State]", "Directory=\(resolvedStateDirectory(environment: environment))", "MaxApps=\(maximumApps)",
                   "", "[Log]", "Level=\(logLevel.rawValue)"]
         return lines.joined(separator: "\n")
     }

@@ -76,11 +76,9 @@ public enum ConfigurationFile {
             }
         case ("Watch", "Exclude"):
             if value.isEmpty { configuration.excludes = [] } else { configuration.excludes += words(value) }
-        case ("Watch", "RemovalGrace"): configuration.removalGrace = try duration(value, maximum: .seconds(60))
-        case ("Watch", "QuietPeriod"): configuration.quietPeriod = try duration(value, maximum: .seconds(10))
-        case ("Watch", "PollInterval"):
-            configuration.pollInterval = try duration(value, maximum: .seconds(3600))
-            guard configuration.pollInterval >= .milliseconds(50) else { throw ValueError("must be at least 50ms") }
+        case ("Watch", "RemovalGrace"): configuration.removalGrace = try duration(value, of: key)
+        case ("Watch", "QuietPeriod"): configuration.quietPeriod = try duration(value, of: key)
+        case ("Watch", "PollInterval"): configuration.pollInterval = try duration(value, of: key)
         case ("Watch", "Poll"):
             // `Poll=MODE` for every root, `Poll=MODE ROOT...` for those; empty: every root back to auto.
             var fields = words(value)
@@ -122,15 +120,22 @@ public enum ConfigurationFile {
         case ("Access", "AllowGroups"): configuration.allowGroups = try words(value).map(group)
         case ("Access", "SelectUsers"): configuration.selectUsers = try words(value).map(user)
         case ("Access", "SelectGroups"): configuration.selectGroups = try words(value).map(group)
-        case ("Limits", "MaxTableBytes"): configuration.maximumTableBytes = try size(value, minimum: 1)
-        case ("Limits", "MaxRequestBytes"): configuration.maximumRequestBytes = try size(value, minimum: 1024)
-        case ("Limits", "MaxClients"): configuration.maximumClients = try count(value, minimum: 1)
-        case ("Limits", "ClientQueueBytes"): configuration.clientQueueBytes = try size(value, minimum: 4096)
-        case ("Limits", "HistoryLength"): configuration.historyLength = try count(value, minimum: 0)
-        case ("Limits", "HistoryBytes"): configuration.historyBytes = try size(value, minimum: 0)
+        case ("Limits", "MaxTableBytes"): configuration.maximumTableBytes = try number(value, of: key)
+        case ("Limits", "MaxTableObjects"): configuration.maximumTableObjects = try number(value, of: key)
+        case ("Limits", "MaxRequestBytes"): configuration.maximumRequestBytes = try number(value, of: key)
+        case ("Limits", "MaxClients"): configuration.maximumClients = try number(value, of: key)
+        case ("Limits", "MaxClientsPerUser"): configuration.maximumClientsPerUser = try number(value, of: key)
+        case ("Limits", "ReservedClients"): configuration.reservedClients = try number(value, of: key)
+        case ("Limits", "FirstRequestTimeout"): configuration.firstRequestTimeout = try duration(value, of: key)
+        case ("Limits", "MaxSubscriptions"): configuration.maximumSubscriptions = try number(value, of: key)
+        case ("Limits", "MaxFilterNames"): configuration.maximumFilterNames = try number(value, of: key)
+        case ("Limits", "ClientQueueBytes"): configuration.clientQueueBytes = try number(value, of: key)
+        case ("Limits", "HistoryLength"): configuration.historyLength = try number(value, of: key)
+        case ("Limits", "HistoryBytes"): configuration.historyBytes = try number(value, of: key)
         case ("State", "Directory"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the state directory must be absolute, not '\(value)'") }
             configuration.stateDirectory = value.isEmpty ? nil : value
+        case ("State", "MaxApps"): configuration.maximumApps = try number(value, of: key)
         case ("Log", "Level"):
             guard let level = Configuration.LogLevel(rawValue: value) else {
                 throw ValueError("expected one of \(Configuration.LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'")
@@ -149,45 +154,16 @@ public enum ConfigurationFile {
         init(_ message: String) { self.message = message }
     }
 
-    /// `16M`, `512K`, `1G`, `4096` → bytes (binary multiples).
-    static func size(_ text: String, minimum: Int) throws(ValueError) -> Int {
-        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        var digits = Substring(text)
-        var multiplier = 1
-        if let last = text.last?.uppercased().first, let value = multipliers[last] {
-            multiplier = value
-            digits = digits.dropLast()
-        }
-        guard let number = Int(digits), number >= 0, number <= Int(Int32.max) else {
-            throw ValueError("expected a size like 4096, 512K or 16M, not '\(text)'")
-        }
-        guard number * multiplier >= minimum else { throw ValueError("must be at least \(minimum) bytes") }
-        return number * multiplier
+    /// A number key's value within its range (`ValueRange`): a count, or a size with K, M or G.
+    static func number(_ text: String, of key: String) throws(ValueError) -> Int {
+        let range = ValueRange.of(key)
+        guard let value = range.parse(text), range.contains(value) else { throw ValueError(range.refusal(of: text)) }
+        return Int(value)
     }
 
-    /// `250ms`, `2s`, `0` → a duration from 0 to `maximum`.
-    static func duration(_ text: String, maximum: Duration) throws(ValueError) -> Duration {
-        let units: [(suffix: String, scale: Int64)] = [("ms", 1), ("s", 1000)]
-        var milliseconds: Int64?
-        for (suffix, scale) in units where text.hasSuffix(suffix) {
-            milliseconds = Int64(text.dropLast(suffix.count)).map { $0 * scale }
-            break
-        }
-        if text == "0" { milliseconds = 0 }
-        guard let milliseconds, milliseconds >= 0 else {
-            throw ValueError("expected a duration like 250ms or 2s, not '\(text)'")
-        }
-        guard Duration.milliseconds(milliseconds) <= maximum else {
-            throw ValueError("must be at most \(Configuration.milliseconds(maximum))ms")
-        }
-        return .milliseconds(milliseconds)
-    }
-
-    static func count(_ text: String, minimum: Int) throws(ValueError) -> Int {
-        guard let number = Int(text), number >= minimum, number <= 1_000_000 else {
-            throw ValueError("expected a whole number from \(minimum) to 1000000, not '\(text)'")
-        }
-        return number
+    /// A duration key's value (`250ms`, `2s`, `0`) within its range.
+    static func duration(_ text: String, of key: String) throws(ValueError) -> Duration {
+        .milliseconds(try number(text, of: key))
     }
 
     static func words(_ text: String) -> [String] {

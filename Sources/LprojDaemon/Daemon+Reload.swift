@@ -40,10 +40,14 @@ extension Daemon {
         lastError = nil
         log.setLevel(new.logLevel)
         access = AccessPolicy(new, ownUser: getuid())
+        admission.apply(new)
+        Self.raiseDescriptorLimit(to: new.descriptorsNeeded)
+        for warning in new.warnings() { log.warning("reload: \(warning)") }
+        selections.maximumApps = new.maximumApps
         publisher.queueLimit = new.clientQueueBytes
         publisher.setHistoryBounds(capacity: new.historyLength, maximumBytes: new.historyBytes)
         pending.rules = .init(grace: new.removalGrace, quiet: new.quietPeriod)
-        catalog.setLimits(TableLimits(maximumFileBytes: new.maximumTableBytes))
+        catalog.setLimits(new.tableLimits)
         for (changed, what) in [(new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode
                                   || new.socketGroup != configuration.socketGroup, "[Socket]"),
                                 (new.stateDirectory != configuration.stateDirectory, "[State] Directory")] where changed {

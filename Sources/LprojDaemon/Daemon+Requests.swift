@@ -17,17 +17,23 @@ extension Daemon {
         }
         client.session.name = request.client
         client.session.app = request.app
+        if let app = request.app { selections.use(app) }
         return .reply(Hello.Reply(instance: publisher.instance, clock: clock, server: Self.server,
                                   language: request.app.flatMap { selections.languages[$0] }))
     }
 
     func subscribe(_ request: Subscribe, client: ClientConnection, id: RequestID) -> Answer<Subscribe.Reply> {
-        guard !request.name.isEmpty else { return .failure(ProtocolError(.invalidField, "a subscription needs a name", field: "name")) }
+        guard !request.name.isEmpty, request.name.utf8.count <= FilterLimits.maximumNameBytes else {
+            return .failure(ProtocolError(.invalidField, "a subscription needs a name of 1 to \(FilterLimits.maximumNameBytes) bytes", field: "name"))
+        }
         let session = client.session
         guard session.subscriptions[request.name] == nil else {
             return .failure(ProtocolError(.invalidField, "this connection already has a subscription \"\(request.name)\"", field: "name"))
         }
-        guard session.subscriptions.count < 64 else { return .failure(ProtocolError(.busy, "at most 64 subscriptions per connection")) }
+        let limits = FilterLimits(configuration)
+        if let problem = limits.problem(with: request.languages, field: "languages") ?? limits.problem(with: request.tables, field: "tables") {
+            return .failure(problem)
+        }
         var bundle: String?
         if let path = request.bundle {
             switch resolveBundle(path, field: "bundle") {
@@ -37,6 +43,7 @@ extension Daemon {
         }
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
                                         diagnostics: request.diagnostics ?? false)
+        if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {
             reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil), to: id, on: client)
@@ -70,6 +77,10 @@ extension Daemon {
     }
 
     func snapshot(_ request: Snapshot, client: ClientConnection, id: RequestID) -> Answer<Snapshot.Reply> {
+        let limits = FilterLimits(configuration)
+        if let problem = limits.problem(with: request.languages, field: "languages") ?? limits.problem(with: request.tables, field: "tables") {
+            return .failure(problem)
+        }
         var bundle: String?
         if let path = request.bundle {
             switch resolveBundle(path, field: "bundle") {
@@ -124,6 +135,7 @@ extension Daemon {
         guard let bundle = catalog.localizedBundle(path) else {
             return .failure(ProtocolError(.notFound, "no bundle at \(path) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
+        if let problem = FilterLimits(configuration).problem(with: request.languages, field: "languages") { return .failure(problem) }
         let preferences = request.languages ?? []
         for (index, tag) in preferences.enumerated() where LanguageTag(tag) == nil {
             return .failure(ProtocolError(.invalidField, "'\(tag)' is not a language tag", field: "languages[\(index)]"))

@@ -72,6 +72,17 @@ public final class Daemon {
     private var bySession: [Int: Int32] = [:]
     /// Connections refused (access, limits), kept until their peer closes.
     private var refused = Set<Int32>()
+    /// Who may take a connection slot, and how many each user holds.
+    var admission: Admission
+    /// Connections that have not sent a complete request yet, oldest first
+    /// (each is closed when `[Limits] FirstRequestTimeout=` passes).
+    private var awaitingFirstRequest: [(descriptor: Int32, connected: ContinuousClock.Instant)] = []
+    private var awaitingStart = 0
+    /// A descriptor held in reserve: with none left to accept with, it is
+    /// closed so that the waiting connection can be told `busy` and closed.
+    private var spareDescriptor: Int32 = -1
+    /// The listening socket is out of the loop: no descriptor, not even the spare, was left to refuse with.
+    private var acceptPaused = false
 
     /// A `sync` request waiting for the tree: which connection (and which
     /// connection it was: descriptors are reused), and the request's id.
@@ -112,11 +123,16 @@ public final class Daemon {
         pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
         let exclusions = Exclusions(patterns: configuration.excludes, roots: canonical)
         let links = Self.linkPolicy(roots: canonical, configuration: configuration)
-        catalog = Catalog(limits: TableLimits(maximumFileBytes: configuration.maximumTableBytes), exclusions: exclusions, links: links)
+        catalog = Catalog(limits: configuration.tableLimits, exclusions: exclusions, links: links)
         polledRoots = Self.polledRoots(canonical, configuration: configuration, log: log)
         access = AccessPolicy(configuration, ownUser: getuid())
+        admission = Admission(configuration, ownUser: getuid())
+        Self.raiseDescriptorLimit(to: configuration.descriptorsNeeded)
+        for warning in configuration.warnings() { log.warning(warning) }
+        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
         do throws(SelectionError) {
-            selections = try Selections(stateDirectory: configuration.resolvedStateDirectory(environment: environment))
+            selections = try Selections(stateDirectory: configuration.resolvedStateDirectory(environment: environment),
+                                        maximumApps: configuration.maximumApps)
         } catch {
             throw DaemonError("state directory: \(error.message)")
         }
@@ -145,7 +161,7 @@ public final class Daemon {
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
             walked = .success(try WatchedTree(roots: canonical, isExcluded: { exclusions.excludes($0) }, links: links,
-                                              polled: polledRoots.keys.map(\.string), noteSkippedLink: Self.linkNoter(log),
+                                              polled: polledRoots.keys.map(\.string), noteSkipped: Self.skipNoter(log),
                                               listed: { firstLoad.read($0) }))
         } catch {
             walked = .failure(error)
@@ -229,6 +245,14 @@ public final class Daemon {
         }
     }
 
+    /// Raises the soft limit of open files towards `needed`, as far as the hard limit lets it.
+    static func raiseDescriptorLimit(to needed: Int) {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur < rlim_t(needed) else { return }
+        limits.rlim_cur = min(limits.rlim_max, rlim_t(needed))
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+    }
+
     /// The system's limit of open files, as `fs.file-max` said when the daemon started.
     static let systemFileLimit = firstLine(of: "/proc/sys/fs/file-max") ?? "?"
 
@@ -242,9 +266,9 @@ public final class Daemon {
         LinkPolicy(under: roots + configuration.followLinksTo.map(PathText.tidy))
     }
 
-    /// What the watched tree says of a link it skips (a warning, once per link and reason).
-    static func linkNoter(_ log: Log) -> (String, String) -> Void {
-        { path, reason in log.warning("\(path): symbolic link not followed: \(reason)") }
+    /// What the watched tree says of what it skips (a warning: a link once per reason, a directory or special file once).
+    static func skipNoter(_ log: Log) -> (String, String) -> Void {
+        { path, reason in log.warning("\(path): \(reason)") }
     }
 
     /// The roots to poll instead of watching (`[Watch] Poll=`), with why;
@@ -489,6 +513,7 @@ public final class Daemon {
 
     /// Reads what waited and is due; lists the unwatched directories when their time has come.
     private func timerFired() {
+        closeSilentConnections(at: .now)
         refresh(pending.takeDue(at: .now), holdingEmpty: false)
         if let poll = nextPoll, poll <= .now {
             nextPoll = nil
@@ -509,7 +534,7 @@ public final class Daemon {
 
     /// Arms the timer for the next pending change, or disarms it when nothing waits.
     private func armTimer() {
-        let next = [pending.nextDeadline, nextPoll].compactMap { $0 }.min()
+        let next = [pending.nextDeadline, nextPoll, nextFirstRequestDeadline()].compactMap { $0 }.min()
         guard next != timerDeadline else { return }
         timerDeadline = next
         guard let next else {
@@ -537,34 +562,109 @@ public final class Daemon {
             let descriptor = lproj_accept(listener.descriptor)
             if descriptor < 0 {
                 if errno == EINTR { continue }
+                if errno == EMFILE || errno == ENFILE { return refuseForWantOfDescriptors() }
                 if errno != EAGAIN && errno != EWOULDBLOCK { log.warning("accept: \(String(cString: strerror(errno)))") }
                 return
             }
+            note(nil, for: "clients", over: "file descriptors are available again: connections are accepted")
             guard let peer = PeerCredentials(socket: descriptor) else {
                 close(descriptor)
                 continue
             }
-            let refusal: ProtocolError?
-            if !access.mayConnect(peer) {
-                refusal = ProtocolError(.forbidden, "user \(peer.uid) may not connect (see [Access] AllowUsers/AllowGroups)")
-            } else if clients.count >= configuration.maximumClients {
-                refusal = ProtocolError(.busy, "the daemon has its maximum of \(configuration.maximumClients) clients")
-            } else {
-                refusal = nil
-            }
+            let refusal = access.mayConnect(peer)
+                ? admission.refusal(for: peer.uid)
+                : ProtocolError(.forbidden, "user \(peer.uid) may not connect (see [Access] AllowUsers/AllowGroups)")
             if let refusal {
+                counters["connections-refused", default: 0] += 1
                 log.info("refused a connection from pid \(peer.pid) (uid \(peer.uid)): \(refusal.message)")
                 refuse(descriptor, with: refusal)
                 continue
             }
+            admission.admit(peer.uid)
             let client = ClientConnection(descriptor: descriptor, peer: peer, session: publisher.openSession(),
                                           maximumLineLength: configuration.maximumRequestBytes)
             clients[descriptor] = client
             bySession[client.session.id] = descriptor
+            awaitingFirstRequest.append((descriptor, client.connected))
             counters["connections", default: 0] += 1
             add(descriptor, events: client.interest)
             log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
         }
+    }
+
+    /// No descriptor is left to accept with: the spare one is given up to
+    /// accept each waiting connection, tell it `busy` and close it, then
+    /// taken back — so clients hear why, and the loop does not spin on a
+    /// listening socket it cannot empty. Said once until accepting works again.
+    private func refuseForWantOfDescriptors() {
+        var limits = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+        let reason = "out of file descriptors (this process may open \(limits.rlim_cur): raise LimitNOFILE= in the unit or ulimit -n, "
+            + "or lower [Limits] MaxClients=\(configuration.maximumClients)): new connections are refused with busy"
+        note(reason, for: "clients", over: "file descriptors are available again: connections are accepted")
+        let line = Wire.failure(ProtocolError(.busy, "the daemon is out of file descriptors; try again later"), to: nil)
+        while spareDescriptor >= 0 {
+            close(spareDescriptor)
+            spareDescriptor = -1
+            let descriptor = lproj_accept(listener.descriptor)
+            let failure = errno
+            if descriptor >= 0 {
+                counters["connections-refused", default: 0] += 1
+                _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                shutdown(descriptor, Int32(SHUT_WR))
+                close(descriptor)
+            }
+            spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            if descriptor < 0, failure == EAGAIN || failure == EWOULDBLOCK { return }
+        }
+        // Not even the spare: stop listening until a connection closes.
+        lproj_epoll_remove(poller, listener.descriptor)
+        acceptPaused = true
+    }
+
+    /// Listens again once a descriptor is free (a connection closed).
+    private func resumeAccepting() {
+        if spareDescriptor < 0 { spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC) }
+        guard acceptPaused else { return }
+        acceptPaused = false
+        add(listener.descriptor, events: interestIn)
+    }
+
+    /// Closes the connections that sent no complete request within `FirstRequestTimeout=` of connecting.
+    private func closeSilentConnections(at now: ContinuousClock.Instant) {
+        while awaitingStart < awaitingFirstRequest.count {
+            let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
+            if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
+                guard connected + configuration.firstRequestTimeout <= now else { break }
+                counters["connections-timed-out", default: 0] += 1
+                publisher.send(Wire.failure(ProtocolError(.limit,
+                    "no complete request within \(Configuration.milliseconds(configuration.firstRequestTimeout)) ms of connecting "
+                    + "([Limits] FirstRequestTimeout); closing"), to: nil), to: client.session)
+                _ = client.flush()
+                log.info("closed a connection from pid \(client.peer.pid) (uid \(client.peer.uid)): no request within the first-request timeout")
+                disconnect(client, reason: "no first request")
+            }
+            awaitingStart += 1
+        }
+        if awaitingStart > 64, awaitingStart * 2 > awaitingFirstRequest.count {
+            awaitingFirstRequest.removeFirst(awaitingStart)
+            awaitingStart = 0
+        }
+    }
+
+    /// When the oldest connection still waiting for its first request is
+    /// closed (those that sent one, or went, are passed over for good).
+    private func nextFirstRequestDeadline() -> ContinuousClock.Instant? {
+        while awaitingStart < awaitingFirstRequest.count {
+            let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
+            if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
+                return connected + configuration.firstRequestTimeout
+            }
+            awaitingStart += 1
+        }
+        awaitingFirstRequest.removeAll(keepingCapacity: true)
+        awaitingStart = 0
+        return nil
     }
 
     /// Says why, then waits for the peer to close before closing: closing
@@ -590,6 +690,7 @@ public final class Daemon {
         lproj_epoll_remove(poller, descriptor)
         close(descriptor)
         refused.remove(descriptor)
+        resumeAccepting()
     }
 
     /// Reads what a client sent and answers it; writes what it is owed.
@@ -609,6 +710,7 @@ public final class Daemon {
             switch output {
             case .line(let line):
                 if line.isEmpty { continue }
+                client.hasSentRequest = true
                 counters["requests", default: 0] += 1
                 handlers.handle(line, from: client, daemon: self)
             case .overlong:
@@ -675,7 +777,9 @@ public final class Daemon {
         close(client.descriptor)
         clients[client.descriptor] = nil
         bySession[client.session.id] = nil
+        admission.release(client.peer.uid)
         publisher.closeSession(client.session)
+        resumeAccepting()
         log.debug("client pid \(client.peer.pid) disconnected\(reason.map { ": \($0)" } ?? "")")
     }
 

@@ -8,12 +8,22 @@ import LprojTables
 /// directory as `languages/<app>`, one tag per file. A write is a temporary
 /// file, fsync, rename and a directory fsync: a crash leaves the old choice
 /// or the new one, never a torn file.
+///
+/// At most `maximumApps` apps are remembered (`[State] MaxApps=`): a
+/// selection for one more forgets the app unused longest — the one whose
+/// choice was made, or that said `hello`, least recently (a file's
+/// modification time, so the order survives a restart).
 struct Selections {
     let directory: String
     private(set) var languages: [String: String] = [:]
+    /// When each app with a selection last selected or said hello (seconds since the epoch).
+    private var lastUsed: [String: Double] = [:]
+    var maximumApps: Int
 
-    /// Loads the selections persisted in `stateDirectory` (created if missing).
-    init(stateDirectory: String) throws(SelectionError) {
+    /// Loads the selections persisted in `stateDirectory` (created if
+    /// missing); past `maximumApps`, the ones unused longest are forgotten.
+    init(stateDirectory: String, maximumApps: Int) throws(SelectionError) {
+        self.maximumApps = maximumApps
         directory = stateDirectory + "/languages"
         try Self.makeDirectories(directory)
         guard let handle = opendir(directory) else { throw SelectionError(message: "\(directory): \(String(cString: strerror(errno)))") }
@@ -25,13 +35,27 @@ struct Selections {
             guard LanguageSelection.problem(withApp: app) == nil else { continue }
             if let text = Self.read(directory + "/" + app), case .success(let language?) = LanguageSelection.language(text) {
                 languages[app] = language
+                var info = stat()
+                lastUsed[app] = stat(directory + "/" + app, &info) == 0
+                    ? Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9 : 0
             }
         }
+        while languages.count > maximumApps { try forgetLeastRecentlyUsed() }
+    }
+
+    /// Notes that `app` is in use (its `hello`): it is forgotten last.
+    mutating func use(_ app: String) {
+        guard languages[app] != nil else { return }
+        lastUsed[app] = Self.now
+        utimensat(AT_FDCWD, directory + "/" + app, nil, 0)
     }
 
     /// Records `language` for `app` (nil: follow the system again), durably.
     mutating func select(_ language: String?, for app: String) throws(SelectionError) {
         let path = directory + "/" + app
+        if language != nil, languages[app] == nil {
+            while languages.count >= maximumApps { try forgetLeastRecentlyUsed() }
+        }
         if let language {
             let temporary = directory + "/." + app + ".tmp"
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -53,6 +77,22 @@ struct Selections {
             close(directoryDescriptor)
         }
         languages[app] = language
+        lastUsed[app] = language == nil ? nil : Self.now
+    }
+
+    /// Forgets the app whose selection was used least recently (its file removed).
+    private mutating func forgetLeastRecentlyUsed() throws(SelectionError) {
+        guard let (app, _) = lastUsed.min(by: { ($0.value, $0.key) < ($1.value, $1.key) }) else { return }
+        let path = directory + "/" + app
+        guard unlink(path) == 0 || errno == ENOENT else { throw SelectionError(message: "\(path): \(String(cString: strerror(errno)))") }
+        languages[app] = nil
+        lastUsed[app] = nil
+    }
+
+    private static var now: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     private static func read(_ path: String) -> String? {

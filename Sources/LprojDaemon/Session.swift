@@ -13,7 +13,11 @@ final class Session {
     let id: Int
     var name: String?
     var app: String?
-    var subscriptions: [String: Subscription] = [:]
+    var subscriptions: [String: Subscription] = [:] {
+        didSet { subscriptionBytes = subscriptions.values.reduce(0) { $0 + $1.footprint } }
+    }
+    /// What its subscriptions hold, counted against `queueLimit` with the queue.
+    private(set) var subscriptionBytes = 0
     let queueLimit: Int
     private var output: [UInt8] = []
     private var written = 0
@@ -26,8 +30,8 @@ final class Session {
     /// Bytes queued and not yet written.
     var queuedBytes: Int { output.count - written }
 
-    /// Whether the queue is past its bound (stop reading requests; drop events).
-    var isFull: Bool { queuedBytes >= queueLimit }
+    /// Whether the queue, with what the subscriptions hold, is past its bound (stop reading requests; drop events).
+    var isFull: Bool { queuedBytes + subscriptionBytes >= queueLimit }
 
     /// Queues a reply or a line that must not be dropped.
     func enqueue(_ line: [UInt8]) {

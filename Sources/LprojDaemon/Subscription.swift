@@ -15,6 +15,8 @@ struct Subscription {
     let prefix: [UInt8]
     /// Whether it gets `diagnostics` events.
     let wantsDiagnostics: Bool
+    /// About how many bytes it holds (its names, with their sets' share), counted against its connection's budget.
+    let footprint: Int
     /// Events were dropped because the connection's queue was full: it is
     /// owed a `resync` once the queue drains.
     var lagging = false
@@ -26,6 +28,8 @@ struct Subscription {
         self.localizations = localizations.map { Set($0.map(ExactName.init)) }
         self.tables = tables.map { Set($0.map(ExactName.init)) }
         prefix = Wire.eventPrefix(subscription: name)
+        let names = (localizations ?? []) + (tables ?? [])
+        footprint = 256 + name.utf8.count + (bundle?.utf8.count ?? 0) + names.reduce(0) { $0 + $1.utf8.count + 48 }
     }
 
     /// Whether an event about `scope` goes to this subscription of a connection of `app`.

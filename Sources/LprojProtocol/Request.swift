@@ -55,7 +55,8 @@ public struct ProtocolError: Error, Hashable, Sendable, Codable {
         case outsideRoots = "outside-roots"       // a path outside every watched root
         case forbidden = "forbidden"              // the peer may not do this
         case unsupportedVersion = "unsupported-protocol"
-        case busy = "busy"                        // a limit was reached
+        case busy = "busy"                        // the daemon is at a limit (clients, descriptors)
+        case limit = "limit"                      // this connection or request is at a limit (the field, when one, names it)
         case `internal` = "internal"
     }
 

@@ -27,10 +27,12 @@ public enum DirectoryListing {
     /// Calls `body` with each entry's name and kind (other kinds are
     /// skipped, and links unless `links` follows them: where it may follow
     /// any, `onLink` hears of every link and what it leads to, before
-    /// `body` hears of a followed one); false when it cannot be opened.
+    /// `body` hears of a followed one; `onSpecial` hears of each FIFO,
+    /// socket and device, with its kind in words); false when it cannot be opened.
     @discardableResult
     public static func forEachName(of directory: String, following links: LinkPolicy = .nowhere,
                                    onLink: (_ name: String, _ resolution: LinkPolicy.Resolution) -> Void = { _, _ in },
+                                   onSpecial: (_ name: String, _ kind: String) -> Void = { _, _ in },
                                    _ body: (_ name: String, _ kind: Kind) -> Void) -> Bool {
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return false }
@@ -52,7 +54,9 @@ public enum DirectoryListing {
                         var info = stat()
                         guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
                         let format = info.st_mode & S_IFMT
-                        type = format == S_IFDIR ? UInt8(DT_DIR) : format == S_IFREG ? UInt8(DT_REG) : format == S_IFLNK ? UInt8(DT_LNK) : 0
+                        type = format == S_IFDIR ? UInt8(DT_DIR) : format == S_IFREG ? UInt8(DT_REG) : format == S_IFLNK ? UInt8(DT_LNK)
+                            : format == S_IFIFO ? UInt8(DT_FIFO) : format == S_IFSOCK ? UInt8(DT_SOCK) : format == S_IFCHR ? UInt8(DT_CHR)
+                            : format == S_IFBLK ? UInt8(DT_BLK) : 0
                     }
                     if type == UInt8(DT_LNK), links.followsAny {
                         let text = String(cString: name)
@@ -67,9 +71,30 @@ public enum DirectoryListing {
                         body(String(cString: name), .directory)
                     } else if type == UInt8(DT_REG) {
                         body(String(cString: name), .file)
+                    } else if let kind = specialKind(type: type) {
+                        onSpecial(String(cString: name), kind)
                     }
                 }
             }
+        }
+    }
+
+    /// A special file's kind in words (a FIFO, a socket, a device), by its `st_mode`; nil for any other file.
+    public static func specialKind(mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFIFO: "a FIFO"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: nil
+        }
+    }
+
+    private static func specialKind(type: UInt8) -> String? {
+        switch Int(type) {
+        case Int(DT_FIFO): "a FIFO"
+        case Int(DT_SOCK): "a socket"
+        case Int(DT_CHR), Int(DT_BLK): "a device"
+        default: nil
         }
     }
 

@@ -16,7 +16,18 @@ enum PropertyListTable {
     }
 
     /// A property list's top-level object, or a diagnostic saying why not.
-    static func decode(_ data: Data, path: String) -> (Any?, Diagnostic?) {
+    /// A binary one is first held to `limits` (`BinaryPropertyListBounds`):
+    /// Foundation materialises every reference, however often it repeats.
+    static func decode(_ data: Data, path: String, limits: TableLimits) -> (Any?, Diagnostic?) {
+        let refusal = data.withUnsafeBytes { raw -> String? in
+            guard isBinary(raw.bindMemory(to: UInt8.self)) else { return nil }
+            return BinaryPropertyListBounds.problem(in: raw, limits: limits)
+        }
+        if let refusal {
+            return (nil, Diagnostic(file: path, line: 1, column: 1, severity: .error, message: refusal,
+                                    hint: refusal.hasPrefix("not a valid") ? nil
+                                        : "a string table this size is unusual; raise [Limits] MaxTableObjects= or MaxTableBytes= if it is real"))
+        }
         do {
             return (try PropertyListSerialization.propertyList(from: data, options: [], format: nil), nil)
         } catch {
@@ -28,8 +39,8 @@ enum PropertyListTable {
     }
 
     /// A `.strings` table in plist form: a dictionary of strings.
-    static func parseStrings(_ data: Data, path: String) -> (Table, [Diagnostic]) {
-        let (object, failure) = decode(data, path: path)
+    static func parseStrings(_ data: Data, path: String, limits: TableLimits) -> (Table, [Diagnostic]) {
+        let (object, failure) = decode(data, path: path, limits: limits)
         if let failure { return (Table(), [failure]) }
         guard let dictionary = object as? [String: Any] else {
             return (Table(), [Diagnostic(file: path, line: 1, column: 1, severity: .error,

@@ -18,12 +18,13 @@ public struct StringsDictFile: Sendable {
     public static let deviceRuleType = "NSStringDeviceSpecificRuleType"
 
     /// Parses `.stringsdict` bytes (an XML or binary property list). `path`
-    /// names the file in diagnostics.
-    public init(bytes: some ContiguousBytes, path: String) {
+    /// names the file in diagnostics; `limits` bound what a binary property
+    /// list may decode into.
+    public init(bytes: some ContiguousBytes, path: String, limits: TableLimits = TableLimits()) {
         let data = bytes.withUnsafeBytes { Data($0) }
         var locator = KeyLocator(syntax: .xmlPropertyList, file: path, bytes: Array(data))
         var entries: [String: Entry] = [:]
-        let (object, failure) = PropertyListTable.decode(data, path: path)
+        let (object, failure) = PropertyListTable.decode(data, path: path, limits: limits)
         if let failure {
             locator.report(failure)
         } else if let root = object as? [String: Any] {

@@ -17,10 +17,11 @@ public struct StringsFile: Sendable {
 
     /// Parses `.strings` bytes in any form Apple accepts: old-style text in
     /// UTF-8, UTF-16 or UTF-32 (with or without BOM), XML or binary plist.
-    /// `path` names the file in diagnostics.
-    public init(bytes: some ContiguousBytes, path: String) {
+    /// `path` names the file in diagnostics; `limits` bound what a binary
+    /// property list may decode into.
+    public init(bytes: some ContiguousBytes, path: String, limits: TableLimits = TableLimits()) {
         self = bytes.withUnsafeBytes { raw in
-            Self.parse(raw.bindMemory(to: UInt8.self), path: path)
+            Self.parse(raw.bindMemory(to: UInt8.self), path: path, limits: limits)
         }
     }
 
@@ -30,7 +31,7 @@ public struct StringsFile: Sendable {
         self.diagnostics = diagnostics
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, path: String) -> StringsFile {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, path: String, limits: TableLimits) -> StringsFile {
         if bytes.isEmpty {
             let warning = Diagnostic(file: path, line: 1, column: 1, severity: .warning,
                                      message: "empty file (zero bytes): read as an empty table",
@@ -38,13 +39,13 @@ public struct StringsFile: Sendable {
             return StringsFile(table: Table(), form: .text(.utf8), diagnostics: [warning])
         }
         if PropertyListTable.isBinary(bytes) {
-            let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path)
+            let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path, limits: limits)
             return StringsFile(table: table, form: .binaryPropertyList, diagnostics: diagnostics)
         }
         let decoded = DecodedText(bytes: bytes)
         return decoded.withUTF8(of: bytes) { text in
             if PropertyListTable.looksLikeXML(text) {
-                let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path)
+                let (table, diagnostics) = PropertyListTable.parseStrings(Data(buffer: bytes), path: path, limits: limits)
                 return StringsFile(table: table, form: .xmlPropertyList, diagnostics: diagnostics)
             }
             // Text that is all ASCII (most tables in Latin scripts) needs no checking string by string.

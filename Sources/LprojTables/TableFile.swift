@@ -37,11 +37,18 @@ public enum TableFormat: String, Hashable, Sendable, CaseIterable {
 
 /// How much a table file may be trusted with.
 public struct TableLimits: Hashable, Sendable {
-    /// Files larger than this are refused with a diagnostic (default 16 MiB).
+    /// Files larger than this are refused with a diagnostic (default 16 MiB),
+    /// and so is a binary property list whose strings and data, counted once
+    /// for every reference to them, come to more.
     public var maximumFileBytes: Int
+    /// The most objects (strings, dictionaries, arrays, numbers) a binary
+    /// property list may decode into, each counted once for every reference
+    /// to it (default 1,000,000: a 100,000-key table has 200,001).
+    public var maximumObjects: Int
 
-    public init(maximumFileBytes: Int = 16 << 20) {
+    public init(maximumFileBytes: Int = 16 << 20, maximumObjects: Int = 1_000_000) {
         self.maximumFileBytes = maximumFileBytes
+        self.maximumObjects = maximumObjects
     }
 }
 
@@ -86,17 +93,17 @@ public struct TableFile: Sendable {
     /// Whether the file is unusable (a broken file never replaces a good table).
     public var hasErrors: Bool { diagnostics.containsErrors }
 
-    /// Parses `bytes` as `format`.
-    public init(bytes: some ContiguousBytes, path: String, format: TableFormat) {
+    /// Parses `bytes` as `format`, within `limits` (the file's size is the caller's to check).
+    public init(bytes: some ContiguousBytes, path: String, format: TableFormat, limits: TableLimits = TableLimits()) {
         self.path = path
         self.format = format
         wasEmpty = bytes.withUnsafeBytes { $0.isEmpty }
         switch format {
         case .strings:
-            let file = StringsFile(bytes: bytes, path: path)
+            let file = StringsFile(bytes: bytes, path: path, limits: limits)
             (contents, diagnostics) = (.table(file.table), file.diagnostics)
         case .stringsdict:
-            let file = StringsDictFile(bytes: bytes, path: path)
+            let file = StringsDictFile(bytes: bytes, path: path, limits: limits)
             (contents, diagnostics) = (.table(file.table), file.diagnostics)
         case .xcstrings:
             let file = StringCatalogFile(bytes: bytes, path: path)
@@ -124,7 +131,7 @@ public struct TableFile: Sendable {
 
     /// The file's bytes, or nil when it is larger than `limit`.
     public static func readBytes(path: String, limit: Int, directory: Int32? = nil) throws(TableReadError) -> [UInt8]? {
-        var reader = TableFileReader(limits: TableLimits(maximumFileBytes: limit))
+        var reader = TableFileReader(limits: TableLimits(maximumFileBytes: limit, maximumObjects: TableLimits().maximumObjects))
         return try reader.withBytes(path: path, directory: directory, listedAsRegular: false) { $0.map(Array.init) }
     }
 
@@ -160,11 +167,11 @@ public struct TableFileReader {
         guard let format = TableFormat(path: path) else {
             throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
         }
-        let limit = limits.maximumFileBytes
+        let limits = self.limits
         return try withBytes(path: path, directory: directory, name: name, listedAsRegular: listedAsRegular,
                              links: links) { bytes in
-            guard let bytes else { return TableFile.refused(path: path, format: format, limit: limit) }
-            return TableFile(bytes: bytes, path: path, format: format)
+            guard let bytes else { return TableFile.refused(path: path, format: format, limit: limits.maximumFileBytes) }
+            return TableFile(bytes: bytes, path: path, format: format, limits: limits)
         }
     }
 

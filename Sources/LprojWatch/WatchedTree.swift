@@ -58,13 +58,15 @@ public final class WatchedTree {
     /// Symbolic links inside the roots are followed where `links` says
     /// (`LinkPolicy`): a directory link is watched under its own path (and
     /// a swap of it, or of a link on its way, is `linkSwapped`), a file
-    /// link is read where it leads; `noteSkippedLink` hears of each link
-    /// skipped, and why, once. Directories under `polled` roots are never
-    /// watched: they are listed every poll (`pollUnwatched`).
+    /// link is read where it leads. `noteSkipped` hears, once each, of what
+    /// is skipped and why: a link not followed, a directory that may not be
+    /// read, a FIFO, socket or device named like a table (never opened, at
+    /// start or later). Directories under `polled` roots are never watched:
+    /// they are listed every poll (`pollUnwatched`).
     public init(roots: [String], isIgnored: @escaping @Sendable (String) -> Bool = TemporaryFiles.isTemporary,
                 isExcluded: @escaping @Sendable (String) -> Bool = { _ in false },
                 links: LinkPolicy = .nowhere, polled: [String] = [],
-                noteSkippedLink: @escaping (_ path: String, _ reason: String) -> Void = { _, _ in },
+                noteSkipped: @escaping (_ path: String, _ reason: String) -> Void = { _, _ in },
                 listed: ([ListedDirectory]) -> Void = { _ in }) throws(StartError) {
         let claimed = Self.instanceExists.withLock { exists -> Bool in
             if exists { return false }
@@ -109,7 +111,7 @@ public final class WatchedTree {
         controlDirectory = control
         descriptor = found
         loop = WatchLoop(roots: roots, control: control, descriptor: found, controlDescriptor: controlWatch, isIgnored: isIgnored,
-                         isExcluded: isExcluded, links: links, noteSkippedLink: noteSkippedLink)
+                         isExcluded: isExcluded, links: links, noteSkipped: noteSkipped)
         loop.polledRoots = polled.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         withoutActuallyEscaping(listed) { listed in
             for root in loop.roots {
@@ -369,8 +371,11 @@ private final class WatchLoop {
     /// Where the links skipped lead, as their text says (one level): a file
     /// created there may make one of them followable.
     var skippedTargets: [ExactName: ExactName] = [:]
-    /// Hears of each link skipped (its path, and why), once per reason.
-    let noteSkippedLink: (String, String) -> Void
+    /// Hears of what is skipped (its path, and why): a link once per
+    /// reason, a directory or a special file once.
+    let noteSkipped: (String, String) -> Void
+    /// The directories and special files said to be skipped (said once each).
+    private var skippedNoted = Set<ExactName>()
     /// Set while translating a batch in which a link may have moved.
     private var linksMayHaveMoved = false
     /// Whether a directory could not be listed for want of descriptors
@@ -385,10 +390,10 @@ private final class WatchLoop {
     private var buffer = [UInt8](repeating: 0, count: 64 << 10)
 
     init(roots: [String], control: String, descriptor: Int32, controlDescriptor: Int32, isIgnored: @escaping (String) -> Bool,
-         isExcluded: @escaping (String) -> Bool, links: LinkPolicy, noteSkippedLink: @escaping (String, String) -> Void) {
+         isExcluded: @escaping (String) -> Bool, links: LinkPolicy, noteSkipped: @escaping (String, String) -> Void) {
         self.roots = roots.map { $0.hasSuffix("/") && $0.count > 1 ? String($0.dropLast()) : $0 }
         self.links = links
-        self.noteSkippedLink = noteSkippedLink
+        self.noteSkipped = noteSkipped
         self.descriptor = descriptor
         self.control = control
         self.controlDescriptor = controlDescriptor
@@ -568,10 +573,11 @@ private final class WatchLoop {
         if !linksSeen.isEmpty, event.mask & moving != 0, !linksMayHaveMoved, mayMoveALink(event, in: directory) { linksMayHaveMoved = true }
         if let root = missingRoots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
            root.matches(directory + "/" + event.name), event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-            // A root came back.
+            // A root came back (perhaps as a link: its way is watched for the link's next move).
             missingRoots[root] = nil
             releaseParentWatch(directory)
             events += watchTree(root.string)
+            watchLinks(of: root.string)
             return
         }
         if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0, event.name.isEmpty {
@@ -611,6 +617,12 @@ private final class WatchLoop {
             return
         }
         guard !isIgnored(event.name) else { return }
+        if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, let kind = Self.specialKind(path) {
+            // A FIFO, socket or device (mkfifo, mknod, or moved over a table): never read, like one met by a walk.
+            noteSpecial(path, kind)
+            if event.mask & UInt32(IN_MOVED_TO) != 0 { events.append(.removed(path)) }
+            return
+        }
         if event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
             events.append(.written(path))
             if !fileLinks.isEmpty, let real = LinkPolicy.realPath(directory), let linked = fileLinks[ExactName(real + "/" + event.name)] {
@@ -655,7 +667,9 @@ private final class WatchLoop {
                     unwatched[ExactName(key)] = [:]
                     polled = true
                 } else {
-                    continue   // gone already, or not ours to read
+                    // Gone already, or not ours to read.
+                    if errno == EACCES { noteOnce(directory, "directory skipped: permission denied (not watched, not read)") }
+                    continue
                 }
                 events.append(.directoryAppeared(directory))
             }
@@ -664,6 +678,8 @@ private final class WatchLoop {
             let readable = DirectoryListing.forEachName(of: directory, following: links, onLink: { name, resolution in
                 guard !isExcluded(key + name), !isIgnored(name) else { return }
                 lookedAt(key + name, resolution, into: &events)
+            }, onSpecial: { name, kind in
+                noteSpecial(key + name, kind)
             }) { name, kind in
                 switch kind {
                 case .directory:
@@ -681,6 +697,7 @@ private final class WatchLoop {
                 unwatched[ExactName(key)] = [:]
                 continue
             }
+            if !readable, errno == EACCES { noteOnce(directory, "directory skipped: permission denied (watched, not read)") }
             if polled { unwatched[ExactName(key)] = stamps }
             if !files.isEmpty {
                 listedFiles += files.count
@@ -718,6 +735,8 @@ private final class WatchLoop {
             let readable = DirectoryListing.forEachName(of: directory, following: links, onLink: { name, resolution in
                 guard !isExcluded(key.string + name), !isIgnored(name) else { return }
                 lookedAt(key.string + name, resolution, into: &events)
+            }, onSpecial: { name, kind in
+                noteSpecial(key.string + name, kind)
             }) { name, kind in
                 switch kind {
                 case .directory:
@@ -785,7 +804,7 @@ private final class WatchLoop {
         // A link that led somewhere and dangles now is going (kubelet drops an entry: the
         // swap first, the link after); one met skipped, or skipped for a new reason, is said.
         let wasFollowed = switch before { case .directory?, .file?: true; default: false }
-        if case .skipped(let reason)? = now, !reason.isEmpty, !wasFollowed { noteSkippedLink(path, reason) }
+        if case .skipped(let reason)? = now, !reason.isEmpty, !wasFollowed { noteSkipped(path, "symbolic link not followed: \(reason)") }
         switch before {
         case .directory?:
             unwatchTree(path, removingFromKernel: true)
@@ -822,6 +841,26 @@ private final class WatchLoop {
         guard !fileLinks.isEmpty || !skippedTargets.isEmpty, let real = LinkPolicy.realPath(directory) else { return false }
         let target = ExactName(real + "/" + event.name)
         return fileLinks[target] != nil || skippedTargets.values.contains(target)
+    }
+
+    /// Says once that `path` is skipped, and why.
+    private func noteOnce(_ path: String, _ reason: String) {
+        guard skippedNoted.insert(ExactName(path)).inserted else { return }
+        noteSkipped(path, reason)
+    }
+
+    /// A FIFO, socket or device named like a table: never opened (a FIFO would block a reader), said once.
+    private func noteSpecial(_ path: String, _ kind: String) {
+        guard TableFormat(path: path) != nil, !isExcluded(path) else { return }
+        noteOnce(path, "\(kind), not a regular file: not read")
+    }
+
+    /// What special file `path` is (a FIFO, a socket, a device), if it is one and is named like a table.
+    static func specialKind(_ path: String) -> String? {
+        guard TableFormat(path: path) != nil else { return nil }
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return DirectoryListing.specialKind(mode: info.st_mode)
     }
 
     /// Whether `path` is a symbolic link (not followed).

@@ -29,11 +29,13 @@ let help = """
       --foreground        stay attached and log to standard error (default when
                           started by systemd); otherwise lprojd detaches once it
                           serves, and logs to the journal
-      --check-config      check what start-up checks (the keys, roots exist and
-                          are directories, the socket's and the state
-                          directory can be made) and print the effective
-                          configuration; a problem is named with its file,
-                          line or key (exit 1)
+      --check-config      check what start-up checks (the keys and their
+                          ranges, roots exist and are directories, the
+                          socket's and the state directory can be made) and
+                          print the effective configuration; a problem is
+                          named with its file, line or key (exit 1); a
+                          MaxClients= the open-file limit cannot hold is
+                          warned of on standard error
       -h, --help          show this help
       --version           print the version
 
@@ -98,6 +100,9 @@ if arguments.has("check-config") {
     guard problems.isEmpty else {
         let source = arguments.value("config") ?? "configuration"
         Console.fail(program, problems.map { "\(source): \($0)" }.joined(separator: "\n\(program): "), status: 1)
+    }
+    for warning in configuration.warnings() {
+        Console.error("\(program): warning: \(arguments.value("config") ?? "configuration"): \(warning)")
     }
     Console.out(configuration.rendered(environment: environment))
     exit(0)

@@ -1,4 +1,5 @@
 import Foundation
+import LprojDaemon
 import LprojClient
 import LprojProtocol
 import LprojTables
@@ -162,7 +163,7 @@ final class DaemonLifecycleTests: XCTestCase {
     }
 
     func testClientsBeyondTheLimitAreToldTheDaemonIsBusy() throws {
-        let config = try writeConfig("[Limits]\nMaxClients=2\n")
+        let config = try writeConfig("[Limits]\nMaxClients=2\nReservedClients=0\n")
         let daemon = try DaemonProcess(extraArguments: ["--config", config])
         try daemon.start()
         let first = try daemon.connect(), second = try daemon.connect()
@@ -246,7 +247,8 @@ final class DaemonLifecycleTests: XCTestCase {
         let bad = try writeConfig("[Watch]\nRoot=/srv/a\n\n[Limits]\nClientQueueBytes=lots\n")
         let failed = try runDaemon(["--check-config", "--config", bad])
         XCTAssertEqual(failed.status, 1)
-        XCTAssertEqual(failed.stderr, "lprojd: \(bad):5: [Limits] ClientQueueBytes: expected a size like 4096, 512K or 16M, not 'lots'\n")
+        XCTAssertEqual(failed.stderr, "lprojd: \(bad):5: [Limits] ClientQueueBytes: must be from 4K to 1G (a number of bytes, or with K, M "
+                       + "or G: 512K, 16M), not 'lots'\n")
         let unknown = try writeConfig("[Watch]\nRoot=/srv/a\nRoots=/srv/b\n")
         XCTAssertEqual(try runDaemon(["--check-config", "--config", unknown]).stderr, "lprojd: \(unknown):3: [Watch] Roots: unknown key\n")
         let garbage = try writeConfig("[Watch]\nRoot=/srv/a\nthis is not ini\n")
@@ -281,6 +283,52 @@ final class DaemonLifecycleTests: XCTestCase {
 
     override func tearDown() {
         for path in scratch { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Every number key, given a value past its range, one that overflows 64 bits or one that is no number: one line naming
+    /// the file, the line and the key, exit 1, never a crash (a duration of 9223372036854776s once killed the daemon).
+    func testEveryNumberOutOfRangeIsOneMessageWithItsLine() throws {
+        let root = NSTemporaryDirectory() + "/lprojd-root-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        scratch.append(root)
+        let sections = ["RemovalGrace": "Watch", "QuietPeriod": "Watch", "PollInterval": "Watch", "MaxApps": "State"]
+        for (key, range) in ValueRange.keys {
+            let section = sections[key] ?? "Limits"
+            let unit = switch range.unit { case .milliseconds: "s"; case .bytes: "G"; case .count: "" }
+            for value in ["9223372036854776\(unit)", "99999999999999999999999\(unit)", "-1\(unit)", "1e3", " ", "0x10",
+                          "\(range.maximum + 1)\(range.unit == .milliseconds ? "ms" : "")"] {
+                let config = try writeConfig("[Watch]\nRoot=\(root)\n\n[\(section)]\n\(key)=\(value)\n")
+                let result = try runDaemon(["--check-config", "--config", config, "--socket", "/tmp/x.sock", "--state", root + "/state"])
+                XCTAssertEqual(result.status, 1, "\(key)=\(value): \(result.stderr)")
+                let lines = result.stderr.split(separator: "\n")
+                XCTAssertEqual(lines.count, 1, "\(key)=\(value): \(result.stderr)")
+                XCTAssertTrue(result.stderr.hasPrefix("lprojd: \(config):5: [\(section)] \(key): must be \(range.description)"),
+                              "\(key)=\(value): \(result.stderr)")
+            }
+            // Both ends are taken.
+            for bound in [range.minimum, range.maximum] {
+                let value = range.unit == .milliseconds ? "\(bound)ms" : "\(bound)"
+                let config = try writeConfig("[Watch]\nRoot=\(root)\n\n[\(section)]\n\(key)=\(value)\n")
+                let result = try runDaemon(["--check-config", "--config", config, "--socket", "/tmp/x.sock", "--state", root + "/state"])
+                XCTAssertEqual(result.status, 0, "\(key)=\(value): \(result.stderr)")
+            }
+        }
+    }
+
+    /// MaxClients= that the open-file limit cannot hold is warned of (the daemon still starts).
+    func testCheckConfigWarnsOfMaxClientsAboveTheOpenFileLimit() throws {
+        let root = NSTemporaryDirectory() + "/lprojd-root-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        scratch.append(root)
+        let config = try writeConfig("[Watch]\nRoot=\(root)\n\n[Limits]\nMaxClients=1000\n")
+        let result = try runProgram("/bin/sh", ["-c", "ulimit -n 64 && exec \(binaryDirectory().path)/lprojd --check-config --config \(config) "
+                                                + "--socket /tmp/x.sock --state \(root)/state"], separateErrors: true)
+        XCTAssertEqual(result.status, 0, result.errors)
+        XCTAssertTrue(result.errors.contains("warning: \(config): [Limits] MaxClients: 1000 clients (+4 reserved) need about 1132 file descriptors, "
+                                             + "but this process may open 64 (RLIMIT_NOFILE"), result.errors)
+        let fine = try runProgram("/bin/sh", ["-c", "ulimit -n 4096 && exec \(binaryDirectory().path)/lprojd --check-config --config \(config) "
+                                              + "--socket /tmp/x.sock --state \(root)/state"], separateErrors: true)
+        XCTAssertEqual(fine.errors, "")
     }
 
     private func writeConfig(_ text: String) throws -> String {

@@ -1,4 +1,5 @@
 import Foundation
+import LprojDaemon
 import XCTest
 
 /// The man pages and completions list what the programs take: each man
@@ -42,7 +43,18 @@ final class ManualTests: XCTestCase {
             if line.hasPrefix(".B "), line.hasSuffix("="), section.hasPrefix("[") { documented.insert("\(section) \(line.dropFirst(3).dropLast())") }
         }
         XCTAssertEqual(documented, shipped)
-        XCTAssertEqual(shipped.count, 22, "every key of config/lprojd.conf")
+        XCTAssertEqual(shipped.count, 29, "every key of config/lprojd.conf")
+    }
+
+    func testTheConfigManPageGivesEveryNumbersRange() throws {
+        let page = try manPage("man/lprojd.conf.5")
+        for (key, range) in ValueRange.keys {
+            // The key's paragraph: from its .B line to the next .TP or .SH.
+            let start = try XCTUnwrap(page.range(of: ".B \(key)=\n"), key)
+            let rest = page[start.upperBound...]
+            let paragraph = rest[..<(rest.range(of: "\n.TP")?.lowerBound ?? rest.range(of: "\n.SH")?.lowerBound ?? rest.endIndex)]
+            XCTAssertTrue(paragraph.replacingOccurrences(of: "\n", with: " ").contains(range.description), "\(key): \(range.description)")
+        }
     }
 
     func testTheManPageSourcesRenderWithoutWarnings() throws {

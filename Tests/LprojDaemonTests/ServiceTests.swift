@@ -102,7 +102,7 @@ final class ServiceTests: XCTestCase {
         XCTAssertTrue(ready.contains("reload failed"), ready)
         let status = try connection.send(Status())
         let error = try XCTUnwrap(status.lastError)
-        XCTAssertTrue(error.contains("lprojd.conf:2: [Limits] MaxClients: expected a whole number"), error)
+        XCTAssertTrue(error.contains("lprojd.conf:2: [Limits] MaxClients: must be from 1 to 65536, not 'lots'"), error)
         XCTAssertTrue(daemon.log.contains("lprojd.conf:2: [Limits] MaxClients"), daemon.log)
         // Still serving, and following saves.
         try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"after\";\n")
@@ -112,6 +112,29 @@ final class ServiceTests: XCTestCase {
         try daemon.awaitNotification("RELOADING=1")
         try daemon.awaitNotification("READY=1")
         XCTAssertNil(try connection.send(Status()).lastError)
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+
+    /// A number past its range (here one whose milliseconds overflow 64 bits, which once killed the daemon and left its
+    /// socket behind) fails the reload with the file, line and key; the daemon keeps serving on the old configuration.
+    func testAnOverflowingValueOnReloadKeepsTheOldConfiguration() throws {
+        let daemon = try DaemonProcess(config: "[Watch]\nRemovalGrace=100ms\n")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
+        try daemon.start()
+        let connection = try daemon.subscriber()
+        for (section, key, value) in [("Watch", "RemovalGrace", "9223372036854776s"), ("Watch", "QuietPeriod", "9223372036854775808ms"),
+                                      ("Watch", "PollInterval", "99999999999999999999s"), ("Limits", "HistoryBytes", "9999999999G"),
+                                      ("Limits", "FirstRequestTimeout", "-5s")] {
+            try daemon.rewriteConfig("[\(section)]\n\(key)=\(value)\n")
+            daemon.signal(SIGHUP)
+            let ready = try daemon.awaitNotification("READY=1")
+            XCTAssertTrue(ready.contains("reload failed"), ready)
+            let error = try XCTUnwrap(try connection.send(Status()).lastError)
+            XCTAssertTrue(error.contains("lprojd.conf:2: [\(section)] \(key): must be from "), error)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: daemon.socket))
+        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"after\";\n")
+        XCTAssertEqual(try connection.awaitEvent(TableChanged.name).decode(TableChanged.self).changed["k"]?.text, "after")
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
     }
 

@@ -40,6 +40,11 @@ int lproj_accept(int listener);
 /// The peer of a Unix socket (SO_PEERCRED). Returns 0 on success.
 int lproj_peer_credentials(int fd, int32_t *pid, uint32_t *uid, uint32_t *gid);
 
+/// The supplementary groups the peer had when it connected (SO_PEERGROUPS):
+/// up to `capacity` into `groups`. Returns how many it had (more than
+/// `capacity`: call again with room for them), or -1 with errno set.
+int lproj_peer_groups(int fd, uint32_t *groups, int capacity);
+
 /// getdents64(2): the next entries of the directory open as `fd`, as
 /// struct linux_dirent64 records in `buffer`; bytes filled, 0 at the end,
 /// -1 with errno on error.
