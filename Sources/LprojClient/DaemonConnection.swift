@@ -106,10 +106,20 @@ public final class DaemonConnection {
             let count = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw .closed
+                throw refusalLeftBehind() ?? .closed
             }
             offset += count
         }
+    }
+
+    /// The refusal a daemon sent before it closed the connection (out of
+    /// descriptors, it cannot wait for the request to say why), if it is there to read.
+    private func refusalLeftBehind() -> Failure? {
+        while (try? receive(until: .now + .milliseconds(50))) == true {}
+        for case .reply(let reply) in received where reply.id == nil {
+            if let error = reply.error { return .refused(error) }
+        }
+        return nil
     }
 
     /// The next reply or event, in the order they arrived, within

@@ -263,8 +263,8 @@ final class Catalog {
             let (key, place) = (item.path, item.place)
             let path = key.string
             let readable = if case .success = item.outcome { true } else { false }
-            let link = if case .failure(let error) = item.outcome { error.isSymbolicLink } else { false }
-            // Gone, or a link (not a table file): what it served goes.
+            let link = if case .failure(let error) = item.outcome { error.isSymbolicLink || error.isSpecialFile } else { false }
+            // Gone, or a link or a FIFO, socket or device (not a table file): what it served goes.
             if !readable, item.forgotten || link || !exists(path) {
                 if let old = files.removeValue(forKey: key) {
                     fileCounts[place.format] -= 1

@@ -8,7 +8,9 @@ import LprojTables
 ///
 /// Every client and subscription stays. Roots that appear are watched and
 /// read, and their tables published; roots that go are forgotten, and
-/// their tables published as removed. `Exclude=` changes rescan every root.
+/// their tables published as removed. Every root is walked again and every
+/// table file read (only differences are published): what a reload serves
+/// equals what a fresh start would, a mount made inside a root included.
 /// Limits, access rules, the grace and quiet waits and the log level apply
 /// from then on (limits to connections and reads that start after). The
 /// socket and the state directory are where the daemon started: a change
@@ -88,12 +90,14 @@ extension Daemon {
                 log.error("reload: cannot watch \(root): \(error.description)")
             }
         }
+        // Every root is walked again and every known file read: what is served equals a fresh start (a bind mount made
+        // inside a root since, which inotify never reports, is seen; only real differences are published).
+        listed += tree?.rewalk() ?? []
         if exclusionsChanged {
             // What is excluded now goes (and links no longer followed); what is let in is watched and read.
-            listed += tree?.rewalk() ?? []
             publish(catalog.forget(catalog.files.keys.map(\.string).filter { exclusions.excludes($0) }))
         }
-        refresh(listed)
+        refresh(Set(listed.map(ExactName.init)).union(catalog.files.keys).map(\.string))
         checkPolling()
         log.info("reloaded: watching \(roots.joined(separator: ", ")): \(catalog.bundleCount) bundles, \(catalog.served.count) tables")
     }

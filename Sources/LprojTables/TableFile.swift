@@ -61,12 +61,15 @@ public struct TableReadError: Error, Hashable, Sendable, CustomStringConvertible
     /// The process (`EMFILE`) or the system (`ENFILE`) had no file
     /// descriptor left: the file is as it was, try again later.
     public var isOutOfDescriptors: Bool
+    /// The path is a FIFO, a socket or a device: not a table file at all.
+    public var isSpecialFile: Bool
 
-    public init(path: String, reason: String, isSymbolicLink: Bool = false, isOutOfDescriptors: Bool = false) {
+    public init(path: String, reason: String, isSymbolicLink: Bool = false, isOutOfDescriptors: Bool = false, isSpecialFile: Bool = false) {
         self.path = path
         self.reason = reason
         self.isSymbolicLink = isSymbolicLink
         self.isOutOfDescriptors = isOutOfDescriptors
+        self.isSpecialFile = isSpecialFile
     }
 
     public var description: String { "\(path): \(reason)" }
@@ -219,7 +222,10 @@ public struct TableFileReader {
         if !listedAsRegular {
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { throw TableReadError(path: path, reason: String(cString: strerror(errno))) }
-            guard (info.st_mode & S_IFMT) == S_IFREG else { throw TableReadError(path: path, reason: "not a regular file") }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                let kind = DirectoryListing.specialKind(mode: info.st_mode)
+                throw TableReadError(path: path, reason: "\(kind ?? "a directory"), not a regular file", isSpecialFile: kind != nil)
+            }
             if Int(info.st_size) > limit { return body(nil) }
             wanted = max(wanted, Int(info.st_size) + 1)
         }

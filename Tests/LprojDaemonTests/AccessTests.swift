@@ -32,10 +32,29 @@ final class AccessTests: XCTestCase {
         }
     }
 
-    private func asNobody(_ tool: String, _ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    /// Groups are the peer's own (SO_PEERGROUPS), as the kernel saw it connect, never the user database's: nobody is
+    /// in no group 4242 in /etc/group, but a process of nobody's holding it is let in, and one that dropped it is not.
+    func testAllowGroupsTakesThePeersOwnGroups() throws {
+        try requirement(getuid() == 0, "connecting as another user needs root (setpriv)")
+        let daemon = try DaemonProcess(config: "[Socket]\nMode=0666\n\n[Access]\nAllowGroups=4242\n")
+        chmod(daemon.directory, 0o755)
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
+        try daemon.start()
+        let tool = daemon.directory + "/lprojctl"
+        try FileManager.default.copyItem(atPath: binaryDirectory().appendingPathComponent("lprojctl").path, toPath: tool)
+        chmod(tool, 0o755)
+        let holding = try asNobody(tool, ["status", "--socket", daemon.socket], groups: ["--groups", "4242"])
+        XCTAssertEqual(holding.status, 0, holding.stderr)
+        let dropped = try asNobody(tool, ["status", "--socket", daemon.socket], groups: ["--clear-groups"])
+        XCTAssertEqual(dropped.status, 1)
+        XCTAssertTrue(dropped.stderr.contains("may not connect"), dropped.stderr)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    private func asNobody(_ tool: String, _ arguments: [String], groups: [String] = ["--clear-groups"]) throws -> (status: Int32, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid", "65534", "--regid", "65534", "--clear-groups", tool] + arguments
+        process.arguments = ["--reuid", "65534", "--regid", "65534"] + groups + [tool] + arguments
         let err = Pipe()
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice

@@ -81,6 +81,17 @@ final class WireTests: XCTestCase {
         }
     }
 
+    func testALimitErrorNamesItsFieldOnTheWire() throws {
+        let line = Wire.failure(ProtocolError(.limit, "languages names 2000 entries; at most 1024 ([Limits] MaxFilterNames)",
+                                              field: "languages"), to: .number(3))
+        let text = String(decoding: line, as: UTF8.self)
+        XCTAssertTrue(text.contains(#""code":"limit""#), text)
+        XCTAssertTrue(text.contains(#""field":"languages""#), text)
+        guard case .reply(let reply)? = Wire.Incoming(line: Array(line.dropLast())) else { return XCTFail(text) }
+        XCTAssertEqual(reply.error?.code, .limit)
+        XCTAssertEqual(reply.error?.field, "languages")
+    }
+
     func testRepliesEchoTheID() throws {
         let reply = try json(Wire.reply(Hello.Reply(instance: "9f2c", clock: Clock(instance: "9f2c", sequence: 41), server: "lprojd 0.1.0"),
                                         to: .number(1)))
