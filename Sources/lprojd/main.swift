@@ -41,9 +41,10 @@ let help = """
 
     Signals: SIGTERM or SIGINT stop accepting, flush what clients are owed,
     remove the socket and exit 0. SIGHUP reloads the configuration (the file
-    and the flags over it): roots added and dropped, limits, access and log
-    level applied, every client kept; a bad file keeps the old configuration
-    and says why (in the log and in lprojctl status).
+    and the flags over it): roots added and dropped, every root walked again
+    and every table file read (only differences published), limits, access
+    and log level applied, every client kept; a bad file keeps the old
+    configuration and says why (in the log and in lprojctl status).
 
     Started with a socket passed (LISTEN_FDS for this pid) or by systemd
     (NOTIFY_SOCKET), lprojd stays in the foreground and serves that socket.
