@@ -51,30 +51,93 @@ int lproj_icu_minimize(const char *tag, char *out, int capacity) {
     return transform_tag(tag, uloc_minimizeSubtags, out, capacity);
 }
 
-int lproj_icu_parent(const char *tag, char *out, int capacity) {
-    char id[ULOC_FULLNAME_CAPACITY], parent[ULOC_FULLNAME_CAPACITY];
-    if (to_locale_id(tag, id, sizeof id) < 0) return -1;
-    // CLDR's explicit parents live in the locale's own resource bundle as
-    // "%%Parent". Open that exact bundle (ures_openDirect: no fallback, since
-    // a fallback bundle's %%Parent belongs to another locale).
+// ICU's language aliases, opened once for the life of the process.
+static UResourceBundle *aliases;
+static pthread_once_t aliases_once = PTHREAD_ONCE_INIT;
+
+static void open_aliases(void) {
     UErrorCode status = U_ZERO_ERROR;
-    UResourceBundle *bundle = ures_openDirect(NULL, id, &status);
-    if (U_SUCCESS(status)) {
-        int32_t length = 0;
-        UErrorCode keyStatus = U_ZERO_ERROR;
-        const UChar *value = ures_getStringByKey(bundle, "%%Parent", &length, &keyStatus);
-        if (U_SUCCESS(keyStatus) && value != NULL && length > 0 && length < (int32_t)sizeof parent) {
-            u_UCharsToChars(value, parent, length);
-            parent[length] = '\0';
-            ures_close(bundle);
-            return to_tag(parent, out, capacity);
-        }
+    UResourceBundle *bundle = ures_openDirect(NULL, "metadata", &status);
+    bundle = ures_getByKey(bundle, "alias", bundle, &status);
+    bundle = ures_getByKey(bundle, "language", bundle, &status);
+    aliases = U_SUCCESS(status) ? bundle : NULL;
+}
+
+static UResourceBundle *language_aliases(void) {
+    pthread_once(&aliases_once, open_aliases);
+    return aliases;
+}
+
+static int alias_replacement(UResourceBundle *table, const char *key, char *out, int capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    UResourceBundle *entry = ures_getByKey(table, key, NULL, &status);
+    if (U_FAILURE(status)) {
+        if (entry != NULL) ures_close(entry);
+        return -1;
     }
-    if (bundle != NULL) ures_close(bundle);
-    status = U_ZERO_ERROR;
-    int32_t length = uloc_getParent(id, parent, sizeof parent, &status);
-    if (U_FAILURE(status) || length >= (int32_t)sizeof parent) return -1;
-    return to_tag(parent, out, capacity);
+    int32_t length = capacity;
+    ures_getUTF8StringByKey(entry, "replacement", out, &length, 1, &status);
+    ures_close(entry);
+    if (U_FAILURE(status) || length >= capacity) return -1;
+    return length;
+}
+
+int lproj_icu_language_alias(const char *locale_id, char *out, int capacity) {
+    UResourceBundle *table = language_aliases();
+    if (table == NULL || strlen(locale_id) >= ULOC_FULLNAME_CAPACITY) return -1;
+    int length = alias_replacement(table, locale_id, out, capacity);
+    if (length >= 0) return length;
+    const char *rest = strchr(locale_id, '_');
+    if (rest == NULL) return -1;
+    char language[ULOC_FULLNAME_CAPACITY];
+    memcpy(language, locale_id, (size_t)(rest - locale_id));
+    language[rest - locale_id] = '\0';
+    length = alias_replacement(table, language, out, capacity);
+    if (length < 0) return -1;
+    // The language alone was replaced: its script and region come back, unless the replacement has its own.
+    if (strchr(out, '_') == NULL) {
+        if (length + (int)strlen(rest) >= capacity) return -1;
+        strcat(out, rest);
+        return (int)strlen(out);
+    }
+    const char *last = strrchr(locale_id, '_');
+    if (length > 5 && out[length - 5] == '_' && strlen(last) <= 4) {
+        if (length + (int)strlen(last) >= capacity) return -1;
+        strcat(out, last);
+    }
+    return (int)strlen(out);
+}
+
+int lproj_icu_parent_locales(char *out, int capacity) {
+    UErrorCode status = U_ZERO_ERROR;
+    UResourceBundle *data = ures_openDirect(NULL, "supplementalData", &status);
+    UResourceBundle *table = ures_getByKey(data, "parentLocales", NULL, &status);
+    int used = 0;
+    while (U_SUCCESS(status) && ures_hasNext(table)) {
+        UResourceBundle *children = ures_getNextResource(table, NULL, &status);
+        if (U_FAILURE(status)) break;
+        const char *parent = ures_getKey(children);
+        int length = (int)strlen(parent);
+        if (used + length + 2 >= capacity) { status = U_BUFFER_OVERFLOW_ERROR; ures_close(children); break; }
+        memcpy(out + used, parent, (size_t)length);
+        used += length;
+        out[used++] = ':';
+        for (int32_t index = 0; U_SUCCESS(status) && index < ures_getSize(children); index++) {
+            int32_t childLength = 0;
+            const UChar *child = ures_getStringByIndex(children, index, &childLength, &status);
+            if (U_FAILURE(status) || used + childLength + 2 >= capacity) { status = U_BUFFER_OVERFLOW_ERROR; break; }
+            u_UCharsToChars(child, out + used, childLength);
+            used += childLength;
+            out[used++] = ' ';
+        }
+        out[used++] = ';';
+        ures_close(children);
+    }
+    if (table != NULL) ures_close(table);
+    if (data != NULL) ures_close(data);
+    if (U_FAILURE(status) || used >= capacity) return -1;
+    out[used] = '\0';
+    return used;
 }
 
 // Opened plural rules, one per locale, kept for the life of the process:

@@ -11,9 +11,11 @@ enum MatchCommand {
         one per line: the best match, its more generic ancestors that are
         available, then Base (when available), then the development
         localization — the search list lprojctl get shows and bundles search.
-        Matching follows Apple's bundles: zh-TW and zh-HK find zh-Hant (never
-        zh-Hans), en-IN finds en-GB, es-MX finds es-419, fr-CA finds fr; legacy
-        names such as English work; a pseudolanguage only by its own name. With
+        Matching is Apple's (ualoc_localizationsToUse, as CFBundle uses it):
+        zh-TW and zh-HK find zh-Hant (never zh-Hans), en-IN finds en-GB then
+        en-001, en-AU lists en-AU, en-GB, en; es-CL with es and es-AR finds es
+        (never a sibling region over the language); legacy names such as
+        English work; a pseudolanguage only by its own name. With
         no preference at all (no --prefer, none in the environment) it says so.
 
         Options:

@@ -4,15 +4,33 @@ import XCTest
 
 final class LanguageMatcherTests: XCTestCase {
     func testICUData() {
-        XCTAssertEqual(ICU.parent("en-IN"), "en-001")
-        XCTAssertEqual(ICU.parent("en-001"), "en")
-        XCTAssertEqual(ICU.parent("es-MX"), "es-419")
-        XCTAssertEqual(ICU.parent("zh-Hant-HK"), "zh-Hant")
-        XCTAssertNil(ICU.parent("zh-Hant"), "Traditional Chinese has the root as parent, not zh")
-        XCTAssertEqual(ICU.parent("fr-CA"), "fr")
-        XCTAssertNil(ICU.parent("fr"))
+        XCTAssertEqual(ICU.parentLocales["en_IN"], "en_001")
+        XCTAssertEqual(ICU.parentLocales["es_MX"], "es_419")
+        XCTAssertEqual(ICU.parentLocales["zh_Hant"], "root")
+        XCTAssertEqual(ICU.languageAlias("iw"), "he")
+        XCTAssertEqual(ICU.languageAlias("iw_IL"), "he_IL", "the region kept when the language alone is replaced")
+        XCTAssertNil(ICU.languageAlias("fr"))
         XCTAssertEqual(ICU.maximize("zh-TW"), "zh-Hant-TW")
         XCTAssertEqual(ICU.maximize("zh"), "zh-Hans-CN")
+    }
+
+    /// The parent chains the matching compares, Apple's parents first.
+    func testParentChains() {
+        func chain(_ name: String, penalizing: Bool = false) -> [String] {
+            LocalizationsToUse.Locale(name).chain(penalizingRegion: penalizing)
+        }
+        XCTAssertEqual(chain("en-IN"), ["en_IN", "en_GB", "en_001", "en"])
+        XCTAssertEqual(chain("en-FR"), ["en_FR", "en_150", "en_GB", "en_001", "en"])
+        XCTAssertEqual(chain("en-CA"), ["en_CA", "en_001", "en"])
+        XCTAssertEqual(chain("es-CL"), ["es_CL", "es_419", "es"])
+        XCTAssertEqual(chain("es-AR", penalizing: true), ["es_AR", "es_AR", "es_419", "es"], "not es's default region: one step further")
+        XCTAssertEqual(chain("es-MX", penalizing: true), ["es_MX", "es_419", "es"], "es-MX is never penalized")
+        XCTAssertEqual(chain("fr-FR", penalizing: true), ["fr_FR", "fr"], "fr's default region")
+        XCTAssertEqual(chain("zh-HK"), ["zh_Hant_HK", "zh_HK", "zh_Hant", "zh_TW"], "never zh, which is Simplified")
+        XCTAssertEqual(chain("zh-Hant-MO"), ["zh_Hant_MO", "zh_Hant_HK", "zh_HK", "zh_Hant", "zh_TW"])
+        XCTAssertEqual(chain("pt-AO"), ["pt_AO", "pt_PT", "pt"])
+        XCTAssertEqual(chain("English"), ["en"])
+        XCTAssertEqual(LocalizationsToUse.Locale("English").base, "english")
     }
 
     func testTags() {
@@ -59,12 +77,12 @@ final class LanguageMatcherTests: XCTestCase {
         // CLDR parents.
         (["en-IN"], ["en", "en-GB"], nil, ["en-GB", "en"]),
         (["en-AU"], ["en", "en-GB"], nil, ["en-GB", "en"]),
-        (["en-AU"], ["en-AU", "en-GB", "en"], nil, ["en-AU", "en"]),
+        (["en-AU"], ["en-AU", "en-GB", "en"], nil, ["en-AU", "en-GB", "en"]),
         (["en-IN"], ["en"], nil, ["en"]),
         (["es-MX"], ["es", "es-419"], nil, ["es-419", "es"]),
         (["es-AR"], ["es", "es-419"], nil, ["es-419", "es"]),
         (["es-ES"], ["es", "es-419"], nil, ["es"]),
-        (["es-AR"], ["es", "es-MX"], nil, ["es-MX", "es"]),
+        (["es-AR"], ["es", "es-MX"], nil, ["es"]),
         // More generic.
         (["en-GB"], ["en", "fr"], nil, ["en"]),
         (["en-US"], ["en", "en-GB"], nil, ["en"]),
@@ -97,6 +115,52 @@ final class LanguageMatcherTests: XCTestCase {
         (["fr-BE"], ["fr-CA", "fr", "fr-FR"], nil, ["fr"]),
         (["pt-AO"], ["pt-BR", "pt-PT"], nil, ["pt-PT"]),
     ]
+
+    /// Apple's own examples (`ualoc_localizationsToUse`, as CFBundle uses it): the same best match and the same list.
+    let appleCases: [([String], [String], [String])] = [
+        // A sibling region is never chosen over the language: es-CL and es-AR share es-419, not each other.
+        (["es-CL"], ["es", "es-AR"], ["es"]),
+        (["es-AR"], ["es", "es-MX"], ["es"]),
+        (["es-AR"], ["es-419", "es-MX", "es"], ["es-419", "es"]),
+        (["es-MX"], ["es", "es-419", "es-MX"], ["es-MX", "es-419", "es"]),
+        // English: en-001 is the parent of most, en-GB Apple's own parent of the Commonwealth's.
+        (["en-CA"], ["en", "en-GB", "en-001"], ["en-001", "en"]),
+        (["en-IN"], ["en", "en-GB", "en-001"], ["en-GB", "en-001", "en"]),
+        (["en-IN"], ["en", "en-001"], ["en-001", "en"]),
+        (["en-FR"], ["en", "en-GB"], ["en-GB", "en"]),
+        (["en-FR"], ["en", "en-150", "en-GB"], ["en-150", "en-GB", "en"]),
+        (["en-IL"], ["en", "en-GB"], ["en"]),
+        (["en-NZ"], ["en", "en-AU", "en-GB"], ["en-AU", "en-GB", "en"]),
+        (["en-AU"], ["en-AU", "en-GB", "en"], ["en-AU", "en-GB", "en"]),
+        (["en-US"], ["en-GB", "en"], ["en"]),
+        // Chinese: Macao falls back to Hong Kong, Hong Kong to Traditional, Traditional to Taiwan; never to Simplified.
+        (["zh-Hant-MO"], ["zh-Hant", "zh-Hant-HK"], ["zh-Hant-HK", "zh-Hant"]),
+        (["zh-HK"], ["zh-Hans", "zh-TW"], ["zh-TW"]),
+        (["zh-Hant-HK"], ["zh-Hant-HK", "zh-Hant-TW", "zh-Hant"], ["zh-Hant-HK", "zh-Hant-TW", "zh-Hant"]),
+        (["yue-Hant"], ["zh-Hans", "zh-Hant", "zh-HK"], ["zh-HK", "zh-Hant"]),
+        // A later preference of the same language that matches exactly takes over a near match with a region.
+        (["fr-CH", "fr-CA"], ["fr-FR", "fr-CA"], ["fr-CA"]),
+        // The language's default region first among regions.
+        (["it"], ["it-CH", "it-IT"], ["it-IT"]),
+        // Brazilian Portuguese for European only when nothing else matches.
+        (["pt-PT", "fr"], ["pt-BR", "fr"], ["fr"]),
+        (["pt-PT"], ["pt-BR", "de"], ["pt-BR"]),
+        (["pt-AO"], ["pt", "pt-PT", "pt-BR"], ["pt-PT", "pt"]),
+        // Nothing matches: "no linguistic content" if the bundle has it.
+        (["ja"], ["fr", "zxx"], ["zxx"]),
+        (["ja"], ["fr"], []),
+        // Norwegian: nb, nn and no are one group.
+        (["nn"], ["nb", "en"], ["nb"]),
+        // Names as written beat names as normalized; the other name of the same language follows.
+        (["en"], ["English", "en"], ["en", "English"]),
+    ]
+
+    func testApplesOwnMatching() {
+        for (preferences, available, expected) in appleCases {
+            XCTAssertEqual(LanguageMatcher.match(preferences: preferences, available: available), expected,
+                           "prefer \(preferences) from \(available)")
+        }
+    }
 
     /// A legacy `English.lproj` is the development `en` of an old bundle.
     func testALegacyEnglishIsTheDevelopmentLocalization() {

@@ -16,11 +16,15 @@ int lproj_icu_maximize(const char *tag, char *out, int capacity);
 /// Removes likely subtags: "zh-Hant-TW" -> "zh-TW", "en-Latn-US" -> "en".
 int lproj_icu_minimize(const char *tag, char *out, int capacity);
 
-/// The CLDR parent locale: "en-IN" -> "en-001", "es-MX" -> "es-419",
-/// "en-001" -> "en", "zh-Hant-HK" -> "zh-Hant", "zh-Hant" -> "" (root: a
-/// Traditional Chinese locale never falls back to zh, which is Simplified),
-/// "fr-CA" -> "fr", "fr" -> "". Writes "" for the root.
-int lproj_icu_parent(const char *tag, char *out, int capacity);
+/// The replacement ICU's language alias data (metadata/alias/language)
+/// gives an ICU locale ID ("iw" -> "he", "sh_BA" -> "sr_Latn_BA"), looked
+/// up whole and then by its language alone (the script and region kept);
+/// -1 when it has none. Takes and writes ICU locale IDs, not tags.
+int lproj_icu_language_alias(const char *locale_id, char *out, int capacity);
+
+/// CLDR's parentLocales (supplementalData) as ICU ships them:
+/// "en_001:en_150 en_AG ...;es_419:es_AR ...;" (ICU locale IDs).
+int lproj_icu_parent_locales(char *out, int capacity);
 
 /// The CLDR plural category ("zero", "one", "two", "few", "many", "other")
 /// of `number` in the language of `tag`. `fraction_digits` is the number of
