@@ -82,10 +82,6 @@ final class Catalog {
     var exclusions: Exclusions
     /// Which symbolic links are followed (`LinkPolicy`: into the roots).
     var links: LinkPolicy
-    /// Reads what `refresh` is given (its buffer kept from one save to the next).
-    private var reader: TableFileReader
-    /// What a table file may be (its reader's limits).
-    var limits: TableLimits { reader.limits }
     /// How many `.stringsdict` and `.xcstrings` files are known: while there
     /// are none, composing a table looks up its `.strings` file alone.
     private var fileCounts = FormatCounts()
@@ -93,10 +89,9 @@ final class Catalog {
     private(set) var filesParsed: UInt64 = 0
     private(set) var parseFailures: UInt64 = 0
 
-    init(limits: TableLimits, exclusions: Exclusions, links: LinkPolicy = .nowhere) {
+    init(exclusions: Exclusions, links: LinkPolicy = .nowhere) {
         self.exclusions = exclusions
         self.links = links
-        reader = TableFileReader(limits: limits)
     }
 
     /// Makes room for `count` files (and as many served tables) when there is less.
@@ -111,12 +106,6 @@ final class Catalog {
 
     /// How many bundles serve a table.
     var bundleCount: Int { tableCounts.count }
-
-    /// Reads with other limits from now on.
-    func setLimits(_ limits: TableLimits) {
-        guard limits != reader.limits else { return }
-        reader = TableFileReader(limits: limits)
-    }
 
     /// Drops every file under `directory` whatever is on disk (a root no
     /// longer watched): what they served goes.
@@ -149,23 +138,6 @@ final class Catalog {
         return LocalizedBundle(path: path, tables: tables)
     }
 
-    /// Every table file under `roots` (excluded paths left out).
-    func crawl(roots: [String]) -> [String] {
-        var found: [String] = []
-        var pending = roots
-        while let directory = pending.popLast() {
-            let places = DirectoryPlaces(directory)
-            DirectoryListing.forEachEntry(of: directory, following: links) { name, path, kind in
-                guard !exclusions.excludes(path) else { return }
-                switch kind {
-                case .directory: pending.append(path)
-                case .file: if places.place(ofFile: name) != nil, !TemporaryFiles.isTemporary(name) { found.append(path) }
-                }
-            }
-        }
-        return found
-    }
-
     /// A table file read (or not) and parsed, with where it sits: what `apply` takes.
     struct Loaded: Sendable {
         var path: ExactName
@@ -173,18 +145,6 @@ final class Catalog {
         var outcome: Result<TableFile, TableReadError>
         /// Taken out of the catalog whatever the disk says (`forget`).
         var forgotten = false
-    }
-
-    /// Rereads `paths` (files that were written, removed, or may have been)
-    /// and returns what changed for subscribers, in order.
-    func refresh(_ paths: some Sequence<String>) -> [Change] {
-        apply(read(paths))
-    }
-
-    /// Reads and parses the table files among `paths` with the catalog's
-    /// reader (other files and excluded ones are left out): `apply` takes the result.
-    func read(_ paths: some Sequence<String>) -> [Loaded] {
-        Self.load(paths, with: &reader, exclusions: exclusions, links: links)
     }
 
     /// Whether the catalog has a record of the file at `path`.
@@ -195,58 +155,6 @@ final class Catalog {
     /// Whether a bundle at `path` serves any table.
     func hasBundle(_ path: String) -> Bool {
         tableCounts[ExactName(path)] != nil
-    }
-
-    /// Reads and parses the table files among `paths` (other files and
-    /// excluded ones are left out). Pure, so any thread may call it; a long
-    /// list is read on every core unless `inParallel` is false.
-    /// `reader` reads them here (other threads get readers with its limits).
-    static func load(_ paths: some Sequence<String>, with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
-                     inParallel: Bool = true) -> [Loaded] {
-        // Consecutive paths of one directory are read as one; a path given twice is read once.
-        var directories: [ListedDirectory] = []
-        var directory: Substring?
-        var names: [String] = []
-        var seen = Set<ExactName>()
-        for path in paths where seen.insert(ExactName(path)).inserted {
-            guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { continue }
-            let parent = Substring(path.utf8.prefix(slash)), name = String(Substring(path.utf8.dropFirst(slash + 1)))
-            // Bytes, not `==` (canonically equivalent names are two directories).
-            if let current = directory, current.utf8.elementsEqual(parent.utf8) {
-                names.append(name)
-                continue
-            }
-            if let current = directory { directories.append(ListedDirectory(path: String(current), files: names)) }
-            directory = parent
-            names = [name]
-        }
-        if let current = directory { directories.append(ListedDirectory(path: String(current), files: names)) }
-        return load(directories, with: &reader, exclusions: exclusions, links: links, inParallel: inParallel)
-    }
-
-    /// Reads and parses the table files in `directories` (other files and
-    /// excluded ones are left out), each directory opened once. `listed`:
-    /// the files were just listed as regular files (not checked again).
-    static func load(_ directories: [ListedDirectory], with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
-                     inParallel: Bool = true, listed: Bool = false) -> [Loaded] {
-        var candidates: [(path: String, name: String, place: Place)] = []
-        var runs: [(directory: String, files: Range<Int>)] = []
-        // One string per bundle, shared by the addresses in it (directories
-        // come a bundle at a time: comparing with the last one is enough).
-        var lastBundle = ""
-        for directory in directories {
-            let places = DirectoryPlaces(directory.path, bundleLike: lastBundle)
-            lastBundle = places.bundle ?? lastBundle
-            let first = candidates.count
-            for name in directory.files {
-                guard let place = places.place(ofFile: name) else { continue }
-                let path = directory.path + "/" + name
-                guard !exclusions.excludes(path) else { continue }
-                candidates.append((path, name, place))
-            }
-            if candidates.count > first { runs.append((directory.path, first..<candidates.count)) }
-        }
-        return read(candidates, runs: runs, with: &reader, links: links, inParallel: inParallel, listed: listed)
     }
 
     /// Takes in what `load` read and returns what changed for subscribers,
@@ -263,9 +171,9 @@ final class Catalog {
             let (key, place) = (item.path, item.place)
             let path = key.string
             let readable = if case .success = item.outcome { true } else { false }
-            let link = if case .failure(let error) = item.outcome { error.isSymbolicLink || error.isSpecialFile } else { false }
+            let gone = if case .failure(let error) = item.outcome { error.isMissing || error.isSymbolicLink || error.isSpecialFile } else { false }
             // Gone, or a link or a FIFO, socket or device (not a table file): what it served goes.
-            if !readable, item.forgotten || link || !exists(path) {
+            if !readable, item.forgotten || gone {
                 if let old = files.removeValue(forKey: key) {
                     fileCounts[place.format] -= 1
                     for address in old.addresses(at: place) { affected[address] = .compose }
@@ -308,74 +216,6 @@ final class Catalog {
         case compose
         /// This one (its only file was just read).
         case known(Table)
-    }
-
-    /// Reads and parses files; many at once on every core (`ReadingThreads`: parsing is pure), a few on this thread.
-    private static func read(_ candidates: [(path: String, name: String, place: Place)], runs: [(directory: String, files: Range<Int>)],
-                             with reader: inout TableFileReader, links: LinkPolicy, inParallel: Bool, listed: Bool) -> [Loaded] {
-        let limits = reader.limits
-        // Each result is made where it is stored: nothing is copied (and retained) after.
-        return Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
-            nonisolated(unsafe) let results = results
-            // Each run of one directory is read by one worker, relative to
-            // the directory. (`warmUp` has run: see there.)
-            @Sendable func readRun(_ run: Int, with reader: inout TableFileReader) {
-                let (path, range) = runs[run]
-                let directory = range.count > 1 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
-                defer { if directory >= 0 { close(directory) } }
-                for index in range {
-                    let (path, name, place) = candidates[index]
-                    // A link is read where it leads into a root (`LinkPolicy`), as the walk follows it.
-                    let outcome = Result { () throws(TableReadError) in
-                        try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed,
-                                        links: links)
-                    }
-                    (results.baseAddress! + index).initialize(to: Loaded(path: ExactName(path), place: place, outcome: outcome))
-                }
-            }
-            if inParallel && candidates.count >= 64 {
-                ReadingThreads.perform(iterations: runs.count) { run in
-                    var reader = TableFileReader(limits: limits)
-                    readRun(run, with: &reader)
-                }
-            } else {
-                for run in runs.indices { readRun(run, with: &reader) }
-            }
-            initialized = candidates.count
-        }
-    }
-
-    /// Parses one small table of every kind on this thread. Call once before
-    /// parsing on several threads: two threads instantiating the same
-    /// generic metadata at once were seen to deadlock in the Swift runtime
-    /// (swift_once in getCanonicalPrespecializedGenericMetadata).
-    static func warmUp() {
-        let strings = "/* c */\n\"a\" = \"\\U00e9\\n\\\"x\\\"\";\nb = c;\n\"a\" = \"d\"\n"
-        let samples: [(String, [UInt8])] = [
-            ("w.strings", Array(strings.utf8)),
-            ("w.strings", [0xFF, 0xFE] + strings.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
-            ("w.strings", Array("<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>a</key><string>b</string></dict></plist>".utf8)),
-            ("w.stringsdict", Array("""
-                <?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>n</key><dict>
-                <key>NSStringLocalizedFormatKey</key><string>%#@v@</string><key>v</key><dict>
-                <key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string>
-                <key>NSStringFormatValueTypeKey</key><string>d</string>
-                <key>one</key><string>%d</string><key>other</key><string>%d</string></dict></dict></dict></plist>
-                """.utf8)),
-            ("w.xcstrings", Array("""
-                {"sourceLanguage":"en","version":"1.0","strings":{"k":{"localizations":{
-                "en":{"stringUnit":{"state":"translated","value":"v"}},
-                "fr":{"variations":{"plural":{"one":{"stringUnit":{"state":"needs_review","value":"1"}},
-                "other":{"stringUnit":{"state":"translated","value":"%d"}}}}}}}}}
-                """.utf8)),
-        ]
-        for (path, bytes) in samples {
-            let file = TableFile(bytes: bytes, path: path, format: TableFormat(path: path)!)
-            switch file.contents {
-            case .table(let table): _ = TableDiff(from: Table(), to: table)
-            case .catalog(let catalog): for table in catalog.tables.values { _ = TableDiff(from: Table(), to: table) }
-            }
-        }
     }
 
     /// The table files known under `directory` (for a directory that went away).
@@ -477,11 +317,6 @@ final class Catalog {
             layers.append((.catalog, table))
         }
         return TableLayers.compose(layers)
-    }
-
-    private func exists(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0
     }
 
     /// Where a path sits, when it is a table file (`TablePlace.of`).

@@ -4,12 +4,11 @@ import Glibc
 import CLinux
 import LprojProtocol
 
-/// One connected client as the shell sees it: its socket, its peer, the
-/// bytes it sent that do not yet make a line, and its `Session` (what the
-/// publisher owes it).
+/// One connected client as the shell sees it: its socket, the bytes it
+/// sent that do not yet make a line, and its `Session` (who it is, and what
+/// the publisher owes it).
 final class ClientConnection {
     let descriptor: Int32
-    let peer: PeerCredentials
     let connected: ContinuousClock.Instant
     var framer: LineFramer
     let session: Session
@@ -18,9 +17,8 @@ final class ClientConnection {
     /// Whether a complete request line came (until then, `FirstRequestTimeout=` runs).
     var hasSentRequest = false
 
-    init(descriptor: Int32, peer: PeerCredentials, session: Session, maximumLineLength: Int) {
+    init(descriptor: Int32, session: Session, maximumLineLength: Int) {
         self.descriptor = descriptor
-        self.peer = peer
         self.session = session
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
         connected = .now
@@ -46,18 +44,12 @@ final class ClientConnection {
     }
 }
 
-/// Who is on the other end of a Unix socket, as the kernel saw it connect
-/// (SO_PEERCRED, SO_PEERGROUPS): never the user database, so a process
-/// that dropped a group is not let in by it.
-struct PeerCredentials: Sendable {
-    var pid: Int32
-    var uid: UInt32
-    var gid: UInt32
-    /// The peer's effective group and its supplementary groups.
-    var groups: Set<UInt32>
-
+extension PeerCredentials {
+    /// Who is on the other end of the Unix socket `descriptor`, as the kernel
+    /// saw it connect (SO_PEERCRED, SO_PEERGROUPS): never the user database,
+    /// so a process that dropped a group is not let in by it.
     init?(socket descriptor: Int32) {
-        (pid, uid, gid) = (0, 0, 0)
+        var (pid, uid, gid): (Int32, UInt32, UInt32) = (0, 0, 0)
         guard lproj_peer_credentials(descriptor, &pid, &uid, &gid) == 0 else { return nil }
         var room = 64
         while true {
@@ -65,7 +57,7 @@ struct PeerCredentials: Sendable {
             let count = Int(lproj_peer_groups(descriptor, &list, Int32(room)))
             guard count >= 0 else { return nil }
             if count <= room {
-                groups = Set(list.prefix(count)).union([gid])
+                self.init(pid: pid, uid: uid, gid: gid, groups: Set(list.prefix(count)).union([gid]))
                 return
             }
             room = count

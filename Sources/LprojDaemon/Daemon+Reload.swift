@@ -21,12 +21,12 @@ import LprojTables
 extension Daemon {
     func reload() {
         service.reloading()
-        defer { service.ready(status: statusLine) }
+        defer { service.ready(status: core.statusLine) }
         guard let reloadSource else {
-            log.warning("SIGHUP: nothing to reload from")
+            core.log.warning("SIGHUP: nothing to reload from")
             return
         }
-        log.info("SIGHUP: reloading the configuration")
+        core.log.info("SIGHUP: reloading the configuration")
         let new: Configuration
         let newRoots: [String]
         do {
@@ -35,71 +35,34 @@ extension Daemon {
             if let problem = problems.first { throw DaemonError(problem) }
             newRoots = try Self.canonicalRoots(new.roots)
         } catch {
-            lastError = "reload failed, the previous configuration stays: \(error)"
-            log.error("\(lastError!)")
-            return
+            return core.reloadFailed(error)
         }
-        lastError = nil
-        log.setLevel(new.logLevel)
-        access = AccessPolicy(new, ownUser: getuid())
-        admission.apply(new)
         Self.raiseDescriptorLimit(to: new.descriptorsNeeded)
-        for warning in new.warnings() { log.warning("reload: \(warning)") }
-        selections.maximumApps = new.maximumApps
-        publisher.queueLimit = new.clientQueueBytes
-        publisher.setHistoryBounds(capacity: new.historyLength, maximumBytes: new.historyBytes)
-        pending.rules = .init(grace: new.removalGrace, quiet: new.quietPeriod)
-        catalog.setLimits(new.tableLimits)
-        for (changed, what) in [(new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode
-                                  || new.socketGroup != configuration.socketGroup, "[Socket]"),
-                                (new.stateDirectory != configuration.stateDirectory, "[State] Directory")] where changed {
-            log.warning("reload: \(what) changed; it takes effect when lprojd restarts")
-        }
-
-        let gone = roots.filter { old in !newRoots.contains { $0.hasSameBytes(as: old) } }
-        let added = newRoots.filter { root in !roots.contains { $0.hasSameBytes(as: root) } }
-        let exclusionsChanged = new.excludes != configuration.excludes || new.followLinksTo != configuration.followLinksTo
-        configuration = new
-        roots = newRoots
-        let exclusions = Exclusions(patterns: new.excludes, roots: newRoots)
-        catalog.exclusions = exclusions
-        tree?.setExclusion { exclusions.excludes($0) }
-        let links = Self.linkPolicy(roots: newRoots, configuration: new)
-        catalog.links = links
-        tree?.setLinkPolicy(links)
+        let tree = feed.tree
+        let changes = core.apply(new, roots: newRoots, polled: Self.polledRoots(newRoots, configuration: new, log: core.log))
+        feed.setLimits(new.tableLimits)
+        let exclusions = core.catalog.exclusions
+        tree.setExclusion { exclusions.excludes($0) }
+        tree.setLinkPolicy(core.catalog.links)
         // Every root is polled or watched by the new rules (statfs asked again): a kept root
         // that changes over is walked anew (its tables stay; only real differences are published).
-        let polled = Self.polledRoots(newRoots, configuration: new, log: log)
-        let switched = newRoots.filter { root in
-            !added.contains { $0.hasSameBytes(as: root) } && (polled[ExactName(root)] == nil) != (polledRoots[ExactName(root)] == nil)
-        }
-        polledRoots = polled
-        for root in switched { tree?.removeRoot(root) }
-        tree?.setPolledRoots(polled.keys.map(\.string))
-        for root in gone {
-            tree?.removeRoot(root)
-            publish(catalog.forget(under: root))
-            log.info("reload: no longer watching \(root)")
-        }
+        for root in changes.switched { tree.removeRoot(root) }
+        tree.setPolledRoots(core.polledRoots.keys.map(\.string))
+        for root in changes.gone { tree.removeRoot(root) }
         var listed: [String] = []
-        for root in added + switched {
+        for root in changes.added + changes.switched {
             do {
-                listed += try tree?.addRoot(root) ?? []
-                log.info("reload: watching \(root)")
+                listed += try tree.addRoot(root)
+                core.log.info("reload: watching \(root)")
             } catch {
-                log.error("reload: cannot watch \(root): \(error.description)")
+                core.log.error("reload: cannot watch \(root): \(error.description)")
             }
         }
-        // Every root is walked again and every known file read: what is served equals a fresh start (a bind mount made
-        // inside a root since, which inotify never reports, is seen; only real differences are published).
-        listed += tree?.rewalk() ?? []
-        if exclusionsChanged {
-            // What is excluded now goes (and links no longer followed); what is let in is watched and read.
-            publish(catalog.forget(catalog.files.keys.map(\.string).filter { exclusions.excludes($0) }))
-        }
-        refresh(Set(listed.map(ExactName.init)).union(catalog.files.keys).map(\.string))
-        checkPolling()
-        log.info("reloaded: watching \(roots.joined(separator: ", ")): \(catalog.bundleCount) bundles, \(catalog.served.count) tables")
+        listed += tree.rewalk()
+        feed.read(core.pathsToReadAfterReload(listed: listed), into: core, at: .now)
+        core.treeChanged(feed.status)
+        core.log.info("reloaded: watching \(core.roots.joined(separator: ", ")): \(core.catalog.bundleCount) bundles, "
+                      + "\(core.catalog.served.count) tables")
     }
 
     /// `roots` as configured, made absolute and tidy (`//` and `.` gone;

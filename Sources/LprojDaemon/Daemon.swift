@@ -10,70 +10,37 @@ import LprojTables
 import LprojWatch
 
 /// lprojd's shell: the event loop and every descriptor — the listening
-/// socket, the clients, a signalfd (SIGTERM, SIGINT), the inotify
+/// socket, the clients, a signalfd (SIGTERM, SIGINT, SIGHUP), the inotify
 /// descriptor and a one-shot timer — on one thread, with no locks on the
 /// hot path and no thread between a save and its event.
 ///
-/// What to do with what arrives is the core's: the `Catalog` (files in,
-/// changes out), the `Publisher` (changes in, lines for each session out)
-/// and `PendingChanges` (which changes wait, and until when). The shell
-/// reads, hands over, and writes what they decide. Idle means idle: the
-/// timer runs only while a change waits (and the watchdog only when
-/// systemd asks for one).
+/// What to do with what arrives is the core's (`DaemonCore`): the shell
+/// accepts and reads connections, hands their lines and the watched tree's
+/// batches (through its `TreeFeed`) to the core, and writes what the core
+/// queued. Idle means idle: the timer runs only while a change waits, a
+/// directory is polled, or a new connection has not sent its first
+/// request (and the watchdog only when systemd asks for one).
 public final class Daemon {
     /// The program and version, as `hello` and `status` report them.
-    public static let server = "lprojd 0.1.0"
+    public static let server = DaemonCore.server
 
-    var configuration: Configuration
-    let log: Log
-    /// The roots, canonical (symlinks resolved), in the configuration's order.
-    var roots: [String]
-    let publisher: Publisher
-    let catalog: Catalog
-    var selections: Selections
-    var access: AccessPolicy
+    let core: DaemonCore
     /// Reads the configuration again (SIGHUP); nil: reloading is not possible.
     let reloadSource: (@Sendable () throws(ConfigurationError) -> Configuration)?
-    /// What went wrong last and still holds (a failed reload), for `status` and systemd.
-    var lastError: String?
     let service = ServiceManager()
     var clients: [Int32: ClientConnection] = [:]
-    /// The shell's counters for `status` (the publisher keeps its own).
-    var counters: [String: UInt64] = [:]
-    let started = ContinuousClock.now
+    let feed: TreeFeed
     private let listener: Listener
     private let poller: Int32
     private let signals: Int32
     private let timer: Int32
     /// When the timer is set to fire (nil: disarmed).
     private var timerDeadline: ContinuousClock.Instant?
-    /// When the polled directories are listed next, and the files that
-    /// could not be opened read again (nil: nothing is polled).
-    private var nextPoll: ContinuousClock.Instant?
-    /// What a kernel limit keeps from working as it should, by limit
-    /// (`watches`, `descriptors`): logged once per episode, shown in `status`.
-    var limitWarnings: [String: String] = [:]
-    /// The roots polled instead of watched, with why.
-    var polledRoots: [ExactName: String] = [:]
-    /// Table files that could not be opened for want of file descriptors:
-    /// their tables stay as they were, and they are read again each poll.
-    var unreadable = Set<ExactName>()
-    var tree: WatchedTree?
-    private var markers: MarkerSync<PendingSync>?
-    var pending: PendingChanges
-    /// Syncs whose marker came back, waiting for the pending changes up to their ticket.
-    private var settling: [(ticket: UInt64, sync: PendingSync)] = []
-    private var handlers = Handlers()
     private var stopping = false
-    /// The bundles' cross-language checks, and the tables whose checks wait for the end of the loop's turn.
-    let checks = Checks()
-    private var pendingChecks: [ExactName: [TableAddress: Checks.ChangedKeys]] = [:]
-    /// Connections by their session (the publisher names sessions, not descriptors).
+    /// Connections by their session (the core names sessions, not descriptors).
     private var bySession: [Int: Int32] = [:]
     /// Connections refused (access, limits), kept until their peer closes.
     private var refused = Set<Int32>()
-    /// Who may take a connection slot, and how many each user holds.
-    var admission: Admission
     /// Connections that have not sent a complete request yet, oldest first
     /// (each is closed when `[Limits] FirstRequestTimeout=` passes).
     private var awaitingFirstRequest: [(descriptor: Int32, connected: ContinuousClock.Instant)] = []
@@ -83,14 +50,6 @@ public final class Daemon {
     private var spareDescriptor: Int32 = -1
     /// The listening socket is out of the loop: no descriptor, not even the spare, was left to refuse with.
     private var acceptPaused = false
-
-    /// A `sync` request waiting for the tree: which connection (and which
-    /// connection it was: descriptors are reused), and the request's id.
-    struct PendingSync {
-        var descriptor: Int32
-        var connected: ContinuousClock.Instant
-        var id: RequestID
-    }
 
     /// Blocks the signals the loop reads from a signalfd. Call it first in
     /// `main`, before any thread starts, so every thread inherits the mask.
@@ -109,33 +68,24 @@ public final class Daemon {
     /// configuration again on SIGHUP (the file and the flags over it).
     public init(configuration: Configuration, environment: [String: String], log: Log,
                 reload: (@Sendable () throws(ConfigurationError) -> Configuration)? = nil) throws(DaemonError) {
-        self.configuration = configuration
-        self.log = log
         reloadSource = reload
         let canonical = try Self.canonicalRoots(configuration.roots)
         // A Poll= root that is no root is a typo, refused as --check-config and a reload refuse it.
         if let problem = configuration.problems(environment: environment).first(where: { $0.hasPrefix("[Watch] Poll") }) {
             throw DaemonError(problem)
         }
-        roots = canonical
-        publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.historyLength,
-                              historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes)
-        pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
-        let exclusions = Exclusions(patterns: configuration.excludes, roots: canonical)
-        let links = Self.linkPolicy(roots: canonical, configuration: configuration)
-        catalog = Catalog(limits: configuration.tableLimits, exclusions: exclusions, links: links)
-        polledRoots = Self.polledRoots(canonical, configuration: configuration, log: log)
-        access = AccessPolicy(configuration, ownUser: getuid())
-        admission = Admission(configuration, ownUser: getuid())
         Self.raiseDescriptorLimit(to: configuration.descriptorsNeeded)
         for warning in configuration.warnings() { log.warning(warning) }
-        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let selections: Selections
         do throws(SelectionError) {
             selections = try Selections(stateDirectory: configuration.resolvedStateDirectory(environment: environment),
                                         maximumApps: configuration.maximumApps)
         } catch {
             throw DaemonError("state directory: \(error.message)")
         }
+        core = DaemonCore(configuration: configuration, roots: canonical, selections: selections, log: log)
+        core.polledRoots = Self.polledRoots(canonical, configuration: configuration, log: log)
+        spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
         if let activated = try Listener.activated() {
             listener = activated
         } else {
@@ -149,45 +99,20 @@ public final class Daemon {
             listener.close()
             throw DaemonError("cannot set up the event loop: \(String(cString: strerror(errno)))")
         }
-        registerHandlers(into: &handlers)
-        // The tree is watched a directory at a time, each watched and then
-        // listed: a change made meanwhile is seen twice (listed and as an
-        // event), never missed. What is listed is read on worker threads
-        // while the walk goes on.
         let startedWatching = ContinuousClock.now
-        Catalog.warmUp()
-        _ = Self.systemFileLimit   // read now: with no descriptor left it could not be
-        let firstLoad = FirstLoad(limits: catalog.limits, exclusions: exclusions, links: links)
-        let walked: Result<WatchedTree, WatchedTree.StartError>
+        _ = DaemonCore.systemFileLimit   // read now: with no descriptor left it could not be
         do throws(WatchedTree.StartError) {
-            walked = .success(try WatchedTree(roots: canonical, isExcluded: { exclusions.excludes($0) }, links: links,
-                                              polled: polledRoots.keys.map(\.string), noteSkipped: Self.skipNoter(log),
-                                              listed: { firstLoad.read($0) }))
+            feed = try TreeFeed(core: core, noteSkipped: Self.skipNoter(log))
         } catch {
-            walked = .failure(error)
-        }
-        firstLoad.walkFinished()
-        // What the workers read is taken in here, as it comes, once room for every file listed is made.
-        catalog.reserveCapacity(files: firstLoad.tableFiles)
-        var loaded = 0
-        while let batch = firstLoad.nextBatch() {
-            loaded += batch.count
-            // Nobody listens yet: the state only.
-            _ = catalog.apply(batch, reporting: false)
-        }
-        switch walked {
-        case .success(let walked):
-            tree = walked
-            markers = MarkerSync(tree: walked)
-        case .failure(let error):
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
         }
         // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
         let applied = ContinuousClock.now
         lproj_release_free_memory()
-        log.debug("start: \(loaded) files read and applied after \(applied - startedWatching), "
+        log.debug("start: \(feed.filesRead) files read and applied after \(applied - startedWatching), "
                   + "memory returned after \(ContinuousClock.now - startedWatching)")
+        let catalog = core.catalog
         // (Every file's record is walked only when a parse failed: 15 ms for 50,000 files.)
         if catalog.parseFailures > 0 {
             for (_, record) in catalog.files where record.isInvalid {
@@ -195,54 +120,14 @@ public final class Daemon {
             }
         }
         log.info("watching \(canonical.joined(separator: ", ")): \(catalog.bundles.count) bundles, \(catalog.served.count) tables, "
-                 + "\(tree?.watchCount ?? 0) directories; listening on \(listener.path)")
+                 + "\(feed.tree.watchCount) directories; listening on \(listener.path)")
+        let feed = self.feed
+        core.treeStatus = { feed.status }
         add(listener.descriptor, events: interestIn)
-        if let tree { add(tree.descriptor, events: interestIn) }
+        add(feed.tree.descriptor, events: interestIn)
         add(signals, events: interestIn)
         add(timer, events: interestIn)
-        checkPolling()
-    }
-
-    /// Says (once per episode) what a kernel limit keeps from being
-    /// watched or read, and starts polling while anything is polled (or
-    /// waits to be read), or stops it.
-    func checkPolling() {
-        let interval = "\(Configuration.milliseconds(configuration.pollInterval)) ms"
-        let unwatched = tree?.unwatchedCount ?? 0
-        var watchWarning: String?
-        if unwatched > 0 {
-            let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_user_watches") ?? "?"
-            watchWarning = "\(unwatched) directories are not watched: the inotify watch limit is reached (fs.inotify.max_user_watches = "
-                + "\(limit); raise it, e.g. sysctl fs.inotify.max_user_watches=\(max(524_288, (Int(limit) ?? 0) * 2))); "
-                + "they are polled every \(interval)"
-        }
-        note(watchWarning, for: "watches", over: "every directory is watched again: polling stops")
-        var descriptorWarning: String?
-        if tree?.descriptorLimitReached == true || !unreadable.isEmpty || markers?.hasUnsent == true {
-            var limits = rlimit()
-            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
-            // (fs.file-max was read at start: with no descriptor left, /proc cannot be read now.)
-            descriptorWarning = "out of file descriptors (EMFILE: this process may open \(limits.rlim_cur) — raise LimitNOFILE= in the "
-                + "unit or ulimit -n; ENFILE: the system's fs.file-max = \(Self.systemFileLimit)): "
-                + "\(unreadable.count) table file(s) keep their last contents, and what could not be read or listed is tried again "
-                + "every \(interval)"
-        }
-        note(descriptorWarning, for: "descriptors", over: "file descriptors are available again: every table file is read")
-        if tree?.isPolling == true || descriptorWarning != nil {
-            if nextPoll == nil { nextPoll = .now + configuration.pollInterval }
-        } else {
-            nextPoll = nil
-        }
-    }
-
-    /// Logs `warning` when it is new for `limit`, or `over` when the limit no longer bites.
-    private func note(_ warning: String?, for limit: String, over: String) {
-        if let warning {
-            if limitWarnings[limit] == nil { log.warning(warning) }
-            limitWarnings[limit] = warning
-        } else if limitWarnings.removeValue(forKey: limit) != nil {
-            log.info(over)
-        }
+        core.treeChanged(feed.status)
     }
 
     /// Raises the soft limit of open files towards `needed`, as far as the hard limit lets it.
@@ -251,19 +136,6 @@ public final class Daemon {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur < rlim_t(needed) else { return }
         limits.rlim_cur = min(limits.rlim_max, rlim_t(needed))
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
-    }
-
-    /// The system's limit of open files, as `fs.file-max` said when the daemon started.
-    static let systemFileLimit = firstLine(of: "/proc/sys/fs/file-max") ?? "?"
-
-    /// The first line of a small file (a sysctl under /proc).
-    private static func firstLine(of path: String) -> String? {
-        (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
-    }
-
-    /// Which links inside the roots are followed: into the roots and `FollowLinksTo=`.
-    static func linkPolicy(roots: [String], configuration: Configuration) -> LinkPolicy {
-        LinkPolicy(under: roots + configuration.followLinksTo.map(PathText.tidy))
     }
 
     /// What the watched tree says of what it skips (a warning: a link once per reason, a directory or special file once).
@@ -295,9 +167,6 @@ public final class Daemon {
         return polled
     }
 
-    /// Directories watched now.
-    var watchCount: Int { tree?.watchCount ?? 0 }
-
     /// The socket path the daemon listens on.
     public var socketPath: String { listener.path }
 
@@ -305,40 +174,40 @@ public final class Daemon {
     /// clients are owed, removes the socket. Returns the exit status.
     /// SIGHUP reloads the configuration (`reload()`).
     public func run() -> Int32 {
-        service.ready(status: statusLine)
+        service.ready(status: core.statusLine)
         var descriptors = [Int32](repeating: 0, count: 64)
         var events = [UInt32](repeating: 0, count: 64)
         while !stopping {
             // Events taken out of the kernel's queue to check a read are handled at once.
-            let held = tree?.hasQueuedEvents == true
+            let held = feed.tree.hasQueuedEvents
             let timeout = held ? 0 : service.sleepLimit()
             let count = lproj_epoll_wait(poller, &descriptors, &events, 64, timeout)
             // From the loop itself: a loop stuck in one batch stops pinging.
             service.pingIfDue()
             if count < 0 {
                 if errno == EINTR { continue }
-                log.error("epoll_wait: \(String(cString: strerror(errno)))")
+                core.log.error("epoll_wait: \(String(cString: strerror(errno)))")
                 break
             }
             var treeRead = false
             for (descriptor, event) in zip(descriptors.prefix(Int(count)), events) {
                 if descriptor == listener.descriptor {
                     acceptClients()
-                } else if descriptor == tree?.descriptor {
+                } else if descriptor == feed.tree.descriptor {
                     // One batch; more waiting keeps the descriptor readable for the next turn.
-                    let reading = ContinuousClock.now
-                    if let batch = tree?.readBatch(waiting: false) { handle(batch, read: ContinuousClock.now - reading) }
+                    feed.readBatch(into: core)
                     treeRead = true
                 } else if descriptor == timer {
                     lproj_timer_drain(timer)
                     timerDeadline = nil
-                    timerFired()
+                    closeSilentConnections(at: .now)
+                    feed.timerFired(into: core)
                 } else if descriptor == signals {
                     while case let signal = lproj_signalfd_read(signals), signal != 0 {
                         if signal == SIGHUP {
                             reload()
                         } else {
-                            log.info("signal \(signal): stopping")
+                            core.log.info("signal \(signal): stopping")
                             stopping = true
                         }
                     }
@@ -348,193 +217,25 @@ public final class Daemon {
                     drainRefused(descriptor)
                 }
             }
-            if held, !treeRead, let batch = tree?.readBatch(waiting: false) { handle(batch) }
+            if held, !treeRead { feed.readBatch(into: core) }
+            feed.dropMarkers(for: core)
+            core.answerSyncs()
             armTimer()
             flushTouched()
             // The checks of what changed run once its events are on their way.
-            if !pendingChecks.isEmpty {
-                runChecks()
+            if core.hasDueChecks {
+                core.runDueChecks()
                 flushTouched()
             }
-            service.status(statusLine)
+            service.status(core.statusLine)
         }
         shutDown()
         return 0
     }
 
-    // MARK: - Publishing
-
-    /// The clock as of the last published event.
-    var clock: Clock { publisher.clock }
-
-    /// Logs and publishes what the catalog says changed.
-    func publish(_ changes: [Catalog.Change]) {
-        for change in changes {
-            switch change {
-            case .tableChanged(let address, let diff, let deleted):
-                log.debug("\(address.bundle)/\(address.localization)/\(address.table): +\(diff.added.count) ~\(diff.changed.count) -\(diff.removed.count)")
-                // The keys the diff names (a table that came or went: whole); two changes before the checks run add up.
-                let keys: Checks.ChangedKeys = deleted ? nil
-                    : Set(diff.added.keys.map(ExactName.init) + diff.changed.keys.map(ExactName.init) + diff.removed.map(ExactName.init))
-                let bundle = ExactName(address.bundle)
-                if let waiting = pendingChecks[bundle]?[address] {
-                    pendingChecks[bundle]![address] = waiting.flatMap { earlier in keys.map { earlier.union($0) } }
-                } else {
-                    pendingChecks[bundle, default: [:]][address] = keys
-                }
-            case .bundleRemoved(let bundle):
-                checks.forget(bundle)
-                pendingChecks[ExactName(bundle)] = nil
-            case .tableInvalid(let file, _, _, _, let diagnostics, let kept):
-                log.info("\(file): \(diagnostics.filter { $0.severity == .error }.count) error(s); \(kept ? "last good version kept" : "not served")")
-            default:
-                break
-            }
-        }
-        publisher.publish(changes)
-    }
-
-    /// Checks the tables that changed again (`Checks`) and publishes each
-    /// bundle's set of diagnostics that changed.
-    private func runChecks() {
-        let started = ContinuousClock.now
-        let due = pendingChecks
-        pendingChecks.removeAll()
-        for (bundle, tables) in due.sorted(by: { $0.key < $1.key }) {
-            let listened = publisher.hasSubscribers(for: .checks(bundle: bundle.string))
-            guard let diagnostics = checks.update(bundle.string, changes: tables, listened: listened, in: catalog) else { continue }
-            publisher.publish(scope: .checks(bundle: bundle.string)) { Diagnostics(clock: $0, bundle: bundle.string, diagnostics: diagnostics) }
-        }
-        log.debug("checks of \(due.count) bundle(s) in \(ContinuousClock.now - started)")
-    }
-
-    // MARK: - The loop's inputs
-
-    private func handle(_ batch: WatchBatch, read: Duration = .zero) {
-        let received = ContinuousClock.now
-        if batch.overflowed {
-            counters["overflows", default: 0] += 1
-            let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_queued_events") ?? "?"
-            let overflows = counters["overflows"] ?? 1
-            log.warning("inotify queue overflowed (fs.inotify.max_queued_events = \(limit); raise it if this recurs): rescanning every root")
-            // Said in status from then on: nothing is lost (the rescan publishes the differences), but the limit is worth raising.
-            limitWarnings["queue"] = "the inotify queue overflowed \(overflows) time\(overflows == 1 ? "" : "s") (fs.inotify.max_queued_events = "
-                + "\(limit)): each time every root was rescanned and subscribers told to resync"
-            // Everything is read now: nothing waits any more.
-            pending.removeAll()
-            let paths = Set(catalog.files.keys).union(catalog.crawl(roots: roots).map(ExactName.init)).map(\.string)
-            publish(catalog.refresh(paths))
-            publisher.resyncEveryone(.overflow)
-        } else if !batch.events.isEmpty {
-            let paths = pending.take(Self.readingSwappedLinksNow(batch.events, knownFiles: catalog.files(under:)), at: received,
-                                     isKnown: catalog.knows, knownFiles: catalog.files(under:))
-            refresh(paths)
-            // Only a batch that read something is logged: a log file inside a root would otherwise feed itself (a write, a line, a write…).
-            if !paths.isEmpty {
-                log.debug("batch of \(batch.events.count) file event(s) read in \(read), handled in \(ContinuousClock.now - received)")
-            }
-        }
-        // New directories may have met a limit (or freed watches let polled ones be watched).
-        if tree?.isPolling == true || !limitWarnings.isEmpty { checkPolling() }
-        if var markers {
-            for sync in markers.settle(batch) { settling.append((pending.lastTicket, sync)) }
-            self.markers = markers
-        }
-        answerSettledSyncs()
-    }
-
-    /// Reads `paths` and publishes what changed, except reads that a newer
-    /// change of the same file overtook: after reading, the events queued
-    /// since are looked at, and a file written, truncated, moved or removed
-    /// again meanwhile (or whose directory moved) is left to those events —
-    /// a save is published only as it was completed, never half-written.
-    /// A file read empty is held for the quiet period first (unless
-    /// `holdingEmpty` is false: the hold is over), as the empty file may be
-    /// a save between its truncate and its write whose event is not queued yet.
-    func refresh(_ paths: [String], holdingEmpty: Bool = true) {
-        guard !paths.isEmpty else { return }
-        var loaded = catalog.read(paths)
-        // Out of descriptors: the file stays as it was, and is read again at the next poll.
-        loaded.removeAll { item in
-            guard case .failure(let error) = item.outcome, error.isOutOfDescriptors else { return false }
-            unreadable.insert(item.path)
-            return true
-        }
-        if !unreadable.isEmpty { checkPolling() }
-        if let queued = tree?.queuedPaths(), !queued.isEmpty {
-            let before = loaded.count
-            loaded.removeAll { Self.isOvertaken($0.path.string, by: queued) }
-            if loaded.count < before {
-                counters["reads-overtaken", default: 0] += UInt64(before - loaded.count)
-                log.debug("\(before - loaded.count) read(s) overtaken by a newer change: left to its event")
-            }
-        }
-        if holdingEmpty {
-            let now = ContinuousClock.now
-            loaded.removeAll { item in
-                guard case .success(let file) = item.outcome, file.wasEmpty else { return false }
-                pending.hold(item.path.string, at: now)
-                return true
-            }
-        }
-        publish(catalog.apply(loaded))
-    }
-
-    /// A root whose link was swapped (a deploy's `current`) is read at once,
-    /// whole: its files as listed in the new target and those known from the
-    /// old become `written` (a release is complete when its link moves), so
-    /// each table publishes the difference between the two in one change.
-    static func readingSwappedLinksNow(_ events: [FileEvent], knownFiles: (String) -> [String]) -> [FileEvent] {
-        let swapped = events.compactMap { if case .linkSwapped(let root) = $0 { root } else { nil } }
-        guard !swapped.isEmpty else { return events }
-        var listed = Set<ExactName>()
-        var result = events.map { event -> FileEvent in
-            if case .listed(let path) = event, swapped.contains(where: { ExactName(path).isWithin($0) }) {
-                listed.insert(ExactName(path))
-                return .written(path)
-            }
-            return event
-        }
-        // Known files the new target does not have are read too (and found gone); each file once.
-        for root in swapped { result += knownFiles(root).filter { !listed.contains(ExactName($0)) }.map { .written($0) } }
-        return result
-    }
-
-    /// Whether the file at `path`, or its directory or the one above, is among `queued`.
-    private static func isOvertaken(_ path: String, by queued: Set<ExactName>) -> Bool {
-        var current = Substring(path)
-        for _ in 0..<3 {
-            if queued.contains(ExactName(String(current))) { return true }
-            guard let slash = current.lastIndex(of: "/"), slash != current.startIndex else { return false }
-            current = current[..<slash]
-        }
-        return false
-    }
-
-    /// Reads what waited and is due; lists the unwatched directories when their time has come.
-    private func timerFired() {
-        closeSilentConnections(at: .now)
-        refresh(pending.takeDue(at: .now), holdingEmpty: false)
-        if let poll = nextPoll, poll <= .now {
-            nextPoll = nil
-            counters["polls", default: 0] += 1
-            let events = tree?.pollUnwatched() ?? []
-            if !events.isEmpty {
-                refresh(pending.take(Self.readingSwappedLinksNow(events, knownFiles: catalog.files(under:)), at: .now, isKnown: catalog.knows,
-                                     knownFiles: catalog.files(under:)))
-            }
-            let retried = unreadable
-            unreadable = []
-            refresh(retried.map(\.string))
-            markers?.resend()
-            checkPolling()
-        }
-        answerSettledSyncs()
-    }
-
-    /// Arms the timer for the next pending change, or disarms it when nothing waits.
+    /// Arms the timer for the core's next deadline or a connection's first-request deadline, or disarms it when nothing waits.
     private func armTimer() {
-        let next = [pending.nextDeadline, nextPoll, nextFirstRequestDeadline()].compactMap { $0 }.min()
+        let next = [core.nextDeadline, nextFirstRequestDeadline()].compactMap { $0 }.min()
         guard next != timerDeadline else { return }
         timerDeadline = next
         guard let next else {
@@ -546,49 +247,34 @@ public final class Daemon {
         lproj_timer_arm(timer, max(1, nanoseconds))
     }
 
-    /// Answers the syncs whose marker came back once the changes that waited at that moment are settled.
-    /// (The checks of what was published run first: a sync answered means its changes' diagnostics went out too.)
-    private func answerSettledSyncs() {
-        if let first = settling.first, pending.isSettled(through: first.ticket), !pendingChecks.isEmpty { runChecks() }
-        while let first = settling.first, pending.isSettled(through: first.ticket) {
-            settling.removeFirst()
-            guard let client = clients[first.sync.descriptor], client.connected == first.sync.connected else { continue }
-            reply(Sync.Reply(clock: clock), to: first.sync.id, on: client)
-        }
-    }
-
     private func acceptClients() {
         while true {
             let descriptor = lproj_accept(listener.descriptor)
             if descriptor < 0 {
                 if errno == EINTR { continue }
                 if errno == EMFILE || errno == ENFILE { return refuseForWantOfDescriptors() }
-                if errno != EAGAIN && errno != EWOULDBLOCK { log.warning("accept: \(String(cString: strerror(errno)))") }
+                if errno != EAGAIN && errno != EWOULDBLOCK { core.log.warning("accept: \(String(cString: strerror(errno)))") }
                 return
             }
-            note(nil, for: "clients", over: "file descriptors are available again: connections are accepted")
+            core.note(nil, for: "clients", over: "file descriptors are available again: connections are accepted")
             guard let peer = PeerCredentials(socket: descriptor) else {
                 close(descriptor)
                 continue
             }
-            let refusal = access.mayConnect(peer)
-                ? admission.refusal(for: peer.uid)
-                : ProtocolError(.forbidden, "user \(peer.uid) may not connect (see [Access] AllowUsers/AllowGroups)")
-            if let refusal {
-                counters["connections-refused", default: 0] += 1
-                log.info("refused a connection from pid \(peer.pid) (uid \(peer.uid)): \(refusal.message)")
+            let session: Session
+            switch core.admit(peer) {
+            case .failure(let refusal):
                 refuse(descriptor, with: refusal)
                 continue
+            case .success(let admitted):
+                session = admitted
             }
-            admission.admit(peer.uid)
-            let client = ClientConnection(descriptor: descriptor, peer: peer, session: publisher.openSession(),
-                                          maximumLineLength: configuration.maximumRequestBytes)
+            let client = ClientConnection(descriptor: descriptor, session: session, maximumLineLength: core.configuration.maximumRequestBytes)
             clients[descriptor] = client
-            bySession[client.session.id] = descriptor
+            bySession[session.id] = descriptor
             awaitingFirstRequest.append((descriptor, client.connected))
-            counters["connections", default: 0] += 1
             add(descriptor, events: client.interest)
-            log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
+            core.log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
         }
     }
 
@@ -600,8 +286,8 @@ public final class Daemon {
         var limits = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
         let reason = "out of file descriptors (this process may open \(limits.rlim_cur): raise LimitNOFILE= in the unit or ulimit -n, "
-            + "or lower [Limits] MaxClients=\(configuration.maximumClients)): new connections are refused with busy"
-        note(reason, for: "clients", over: "file descriptors are available again: connections are accepted")
+            + "or lower [Limits] MaxClients=\(core.configuration.maximumClients)): new connections are refused with busy"
+        core.note(reason, for: "clients", over: "file descriptors are available again: connections are accepted")
         let line = Wire.failure(ProtocolError(.busy, "the daemon is out of file descriptors; try again later"), to: nil)
         while spareDescriptor >= 0 {
             close(spareDescriptor)
@@ -609,7 +295,7 @@ public final class Daemon {
             let descriptor = lproj_accept(listener.descriptor)
             let failure = errno
             if descriptor >= 0 {
-                counters["connections-refused", default: 0] += 1
+                core.counters["connections-refused", default: 0] += 1
                 _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
                 shutdown(descriptor, Int32(SHUT_WR))
                 close(descriptor)
@@ -635,13 +321,13 @@ public final class Daemon {
         while awaitingStart < awaitingFirstRequest.count {
             let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
             if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
-                guard connected + configuration.firstRequestTimeout <= now else { break }
-                counters["connections-timed-out", default: 0] += 1
-                publisher.send(Wire.failure(ProtocolError(.limit,
-                    "no complete request within \(Configuration.milliseconds(configuration.firstRequestTimeout)) ms of connecting "
+                guard connected + core.configuration.firstRequestTimeout <= now else { break }
+                core.counters["connections-timed-out", default: 0] += 1
+                core.publisher.send(Wire.failure(ProtocolError(.limit,
+                    "no complete request within \(Configuration.milliseconds(core.configuration.firstRequestTimeout)) ms of connecting "
                     + "([Limits] FirstRequestTimeout); closing"), to: nil), to: client.session)
                 _ = client.flush()
-                log.info("closed a connection from pid \(client.peer.pid) (uid \(client.peer.uid)): no request within the first-request timeout")
+                core.log.info("closed a connection from pid \(client.session.peer.pid) (uid \(client.session.peer.uid)): no request within the first-request timeout")
                 disconnect(client, reason: "no first request")
             }
             awaitingStart += 1
@@ -658,7 +344,7 @@ public final class Daemon {
         while awaitingStart < awaitingFirstRequest.count {
             let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
             if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
-                return connected + configuration.firstRequestTimeout
+                return connected + core.configuration.firstRequestTimeout
             }
             awaitingStart += 1
         }
@@ -711,12 +397,11 @@ public final class Daemon {
             case .line(let line):
                 if line.isEmpty { continue }
                 client.hasSentRequest = true
-                counters["requests", default: 0] += 1
-                handlers.handle(line, from: client, daemon: self)
+                core.handle(line, from: client.session)
             case .overlong:
-                counters["requests-refused", default: 0] += 1
-                publisher.send(Wire.failure(ProtocolError(.lineTooLong,
-                    "a request line is longer than the \(ByteCountText.describe(configuration.maximumRequestBytes)) limit; skipped to its end"),
+                core.counters["requests-refused", default: 0] += 1
+                core.publisher.send(Wire.failure(ProtocolError(.lineTooLong,
+                    "a request line is longer than the \(ByteCountText.describe(core.configuration.maximumRequestBytes)) limit; skipped to its end"),
                     to: nil), to: client.session)
             }
         }
@@ -724,7 +409,7 @@ public final class Daemon {
 
     /// Writes to every session the publisher gave output.
     private func flushTouched() {
-        for id in publisher.takeTouched() {
+        for id in core.publisher.takeTouched() {
             guard let descriptor = bySession[id], let client = clients[descriptor] else { continue }
             flush(client)
         }
@@ -734,9 +419,9 @@ public final class Daemon {
     /// is full and resumes when it drains; settles lagging subscriptions.
     private func flush(_ client: ClientConnection) {
         guard client.flush() else { return disconnect(client, reason: "write failed") }
-        let owed = publisher.settleLagging(client.session)
+        let owed = core.publisher.settleLagging(client.session)
         for subscription in owed {
-            log.info("subscription \"\(subscription.name)\" of pid \(client.peer.pid) fell behind: told to resync")
+            core.log.info("subscription \"\(subscription.name)\" of pid \(client.session.peer.pid) fell behind: told to resync")
         }
         if !owed.isEmpty, !client.flush() { return disconnect(client, reason: "write failed") }
         // Wait for room to write; stop reading while the queue is full.
@@ -749,53 +434,21 @@ public final class Daemon {
         }
     }
 
-    func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID, on client: ClientConnection) {
-        do {
-            publisher.send(try Wire.reply(reply, to: id), to: client.session)
-        } catch {
-            publisher.send(Wire.failure(ProtocolError(.internal, "cannot encode the reply: \(error)"), to: id), to: client.session)
-        }
-    }
-
-    func fail(_ error: ProtocolError, to id: RequestID?, on client: ClientConnection) {
-        counters["requests-failed", default: 0] += 1
-        publisher.send(Wire.failure(error, to: id), to: client.session)
-    }
-
-    /// Answers once every change made before now has been processed: a
-    /// marker dropped in the watched tree comes back after every earlier
-    /// event, and the changes that then wait (grace, quiet) settle first.
-    func sync(_ id: RequestID, on client: ClientConnection) {
-        guard markers != nil else { return reply(Sync.Reply(clock: clock), to: id, on: client) }
-        markers!.request(PendingSync(descriptor: client.descriptor, connected: client.connected, id: id))
-        // A marker that could not be made (no descriptor left) is made again at the next poll.
-        if markers!.hasUnsent { checkPolling() }
-    }
-
     private func disconnect(_ client: ClientConnection, reason: String?) {
         lproj_epoll_remove(poller, client.descriptor)
         close(client.descriptor)
         clients[client.descriptor] = nil
         bySession[client.session.id] = nil
-        admission.release(client.peer.uid)
-        publisher.closeSession(client.session)
+        core.close(client.session)
         resumeAccepting()
-        log.debug("client pid \(client.peer.pid) disconnected\(reason.map { ": \($0)" } ?? "")")
-    }
-
-    /// What `STATUS=` shows: bundles, tables, clients, and the last error.
-    var statusLine: String {
-        "\(catalog.bundleCount) bundles, \(catalog.served.count) tables, \(clients.count) clients"
-            + (lastError.map { "; \($0)" } ?? "")
+        core.log.debug("client pid \(client.session.peer.pid) disconnected\(reason.map { ": \($0)" } ?? "")")
     }
 
     private func shutDown() {
         service.stopping()
         lproj_epoll_remove(poller, listener.descriptor)
         listener.close()
-        tree?.close()
-        tree = nil
-        markers = nil
+        feed.close()
         // Flush what clients are owed, for at most a second; a stuck client does not hold the exit.
         let deadline = ContinuousClock.now + .seconds(1)
         for client in clients.values {
@@ -807,7 +460,7 @@ public final class Daemon {
             close(client.descriptor)
         }
         clients.removeAll()
-        log.info("stopped")
+        core.log.info("stopped")
     }
 
     private func add(_ descriptor: Int32, events: UInt32) {

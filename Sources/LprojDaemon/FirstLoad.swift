@@ -105,7 +105,7 @@ final class FirstLoad: Sendable {
                 return (nil, state.walked)
             }
             if let directories {
-                let loaded = Catalog.load(directories, with: &reader, exclusions: exclusions, links: links, inParallel: false, listed: true)
+                let loaded = TableReading.load(directories, with: &reader, exclusions: exclusions, links: links, inParallel: false, listed: true)
                 state.withLock { $0.finished.append(loaded) }
                 progress.signal()
             } else if walked {

@@ -9,20 +9,20 @@ enum Answer<Reply> {
 }
 
 /// The ops the daemon serves, by name. A new op is a new `Request` type in
-/// LprojProtocol, a handler method on `Daemon`, and one line in
-/// `Daemon.registerHandlers`.
+/// LprojProtocol, a handler method on `DaemonCore`, and one line in
+/// `DaemonCore.registerHandlers`.
 struct Handlers {
-    private var table: [String: (Daemon, ClientConnection, RequestID, [UInt8]) -> Void] = [:]
+    private var table: [String: (DaemonCore, Session, RequestID, [UInt8]) -> Void] = [:]
 
-    mutating func register<R: Request>(_ type: R.Type, _ handler: @escaping (Daemon) -> (R, ClientConnection, RequestID) -> Answer<R.Reply>) {
-        table[R.op] = { daemon, client, id, line in
+    mutating func register<R: Request>(_ type: R.Type, _ handler: @escaping (DaemonCore) -> (R, Session, RequestID) -> Answer<R.Reply>) {
+        table[R.op] = { core, session, id, line in
             switch Wire.decode(R.self, from: line, id: id) {
             case .failure(let error):
-                daemon.fail(error, to: id, on: client)
+                core.fail(error, to: id, on: session)
             case .success(let request):
-                switch handler(daemon)(request, client, id) {
-                case .reply(let reply): daemon.reply(reply, to: id, on: client)
-                case .failure(let error): daemon.fail(error, to: id, on: client)
+                switch handler(core)(request, session, id) {
+                case .reply(let reply): core.reply(reply, to: id, on: session)
+                case .failure(let error): core.fail(error, to: id, on: session)
                 case .later: break
                 }
             }
@@ -30,29 +30,29 @@ struct Handlers {
     }
 
     /// Decodes a request line and runs its handler; every failure becomes an error reply.
-    func handle(_ line: [UInt8], from client: ClientConnection, daemon: Daemon) {
+    func handle(_ line: [UInt8], from session: Session, core: DaemonCore) {
         switch Wire.header(of: line) {
         case .failure(let failure):
-            daemon.fail(failure.error, to: failure.id, on: client)
+            core.fail(failure.error, to: failure.id, on: session)
         case .success(let header):
             guard let run = table[header.op] else {
-                return daemon.fail(ProtocolError(.unknownOperation, "unknown op \"\(header.op)\"", field: "op"), to: header.id, on: client)
+                return core.fail(ProtocolError(.unknownOperation, "unknown op \"\(header.op)\"", field: "op"), to: header.id, on: session)
             }
-            run(daemon, client, header.id, line)
+            run(core, session, header.id, line)
         }
     }
 }
 
-extension Daemon {
+extension DaemonCore {
     func registerHandlers(into handlers: inout Handlers) {
-        handlers.register(Hello.self, Daemon.hello)
-        handlers.register(Subscribe.self, Daemon.subscribe)
-        handlers.register(Unsubscribe.self, Daemon.unsubscribe)
-        handlers.register(Snapshot.self, Daemon.snapshot)
-        handlers.register(List.self, Daemon.list)
-        handlers.register(Lookup.self, Daemon.lookup)
-        handlers.register(SelectLanguage.self, Daemon.selectLanguage)
-        handlers.register(Status.self, Daemon.status)
-        handlers.register(Sync.self, Daemon.sync)
+        handlers.register(Hello.self, DaemonCore.hello)
+        handlers.register(Subscribe.self, DaemonCore.subscribe)
+        handlers.register(Unsubscribe.self, DaemonCore.unsubscribe)
+        handlers.register(Snapshot.self, DaemonCore.snapshot)
+        handlers.register(List.self, DaemonCore.list)
+        handlers.register(Lookup.self, DaemonCore.lookup)
+        handlers.register(SelectLanguage.self, DaemonCore.selectLanguage)
+        handlers.register(Status.self, DaemonCore.status)
+        handlers.register(Sync.self, DaemonCore.sync)
     }
 }

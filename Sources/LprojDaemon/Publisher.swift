@@ -40,9 +40,10 @@ final class Publisher {
     var clock: Clock { Clock(instance: instance, sequence: sequence) }
 
     /// A new connection's session.
-    func openSession() -> Session {
+    func openSession(peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
+                     at now: ContinuousClock.Instant = .now) -> Session {
         lastSessionID += 1
-        let session = Session(id: lastSessionID, queueLimit: queueLimit)
+        let session = Session(id: lastSessionID, queueLimit: queueLimit, peer: peer, connected: now)
         sessions[session.id] = session
         return session
     }

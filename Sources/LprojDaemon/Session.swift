@@ -11,6 +11,9 @@ import LprojProtocol
 final class Session {
     /// The publisher's name for it (descriptors are reused; these are not).
     let id: Int
+    /// Who connected.
+    let peer: PeerCredentials
+    let connected: ContinuousClock.Instant
     var name: String?
     var app: String?
     var subscriptions: [String: Subscription] = [:] {
@@ -22,9 +25,12 @@ final class Session {
     private var output: [UInt8] = []
     private var written = 0
 
-    init(id: Int, queueLimit: Int) {
+    init(id: Int, queueLimit: Int, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
+         connected: ContinuousClock.Instant = .now) {
         self.id = id
         self.queueLimit = queueLimit
+        self.peer = peer
+        self.connected = connected
     }
 
     /// Bytes queued and not yet written.

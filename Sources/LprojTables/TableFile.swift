@@ -63,13 +63,17 @@ public struct TableReadError: Error, Hashable, Sendable, CustomStringConvertible
     public var isOutOfDescriptors: Bool
     /// The path is a FIFO, a socket or a device: not a table file at all.
     public var isSpecialFile: Bool
+    /// Nothing is at the path (`ENOENT`, `ENOTDIR`): the file is gone.
+    public var isMissing: Bool
 
-    public init(path: String, reason: String, isSymbolicLink: Bool = false, isOutOfDescriptors: Bool = false, isSpecialFile: Bool = false) {
+    public init(path: String, reason: String, isSymbolicLink: Bool = false, isOutOfDescriptors: Bool = false, isSpecialFile: Bool = false,
+                isMissing: Bool = false) {
         self.path = path
         self.reason = reason
         self.isSymbolicLink = isSymbolicLink
         self.isOutOfDescriptors = isOutOfDescriptors
         self.isSpecialFile = isSpecialFile
+        self.isMissing = isMissing
     }
 
     public var description: String { "\(path): \(reason)" }
@@ -210,7 +214,8 @@ public struct TableFileReader {
             }
         }
         guard descriptor >= 0 else {
-            throw TableReadError(path: path, reason: String(cString: strerror(errno)), isOutOfDescriptors: errno == EMFILE || errno == ENFILE)
+            throw TableReadError(path: path, reason: String(cString: strerror(errno)), isOutOfDescriptors: errno == EMFILE || errno == ENFILE,
+                                 isMissing: errno == ENOENT || errno == ENOTDIR)
         }
         defer { close(descriptor) }
         // A reader kept for long (the daemon's) does not hold on to the buffer of an exceptionally large file.

@@ -7,4 +7,10 @@ public struct WatchBatch: Sendable {
     /// Whether the kernel's queue overflowed: events were lost (`events` has
     /// `.overflow`), and markers may have been.
     public var overflowed: Bool
+
+    public init(events: [FileEvent], signals: [String] = [], overflowed: Bool = false) {
+        self.events = events
+        self.signals = signals
+        self.overflowed = overflowed
+    }
 }

@@ -147,17 +147,23 @@ final class CatalogChangeTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root + "/App/de.lproj", withIntermediateDirectories: true)
         try Data("\"a\" = \"1\";\n".utf8).write(to: URL(fileURLWithPath: root + "/App/de.lproj/L.strings"))
-        let catalog = Catalog(limits: TableLimits(), exclusions: Exclusions(patterns: [], roots: [root]))
-        XCTAssertEqual(describe(catalog.refresh([root + "/App/de.lproj/L.strings"])),
+        let catalog = Catalog(exclusions: Exclusions(patterns: [], roots: [root]))
+        XCTAssertEqual(describe(refresh(catalog, [root + "/App/de.lproj/L.strings"])),
                        ["bundle-added App", "localization-added App de", "table-changed App de L +1"])
         try FileManager.default.moveItem(atPath: root + "/App/de.lproj", toPath: root + "/App/fr.lproj")
-        XCTAssertEqual(describe(catalog.refresh([root + "/App/de.lproj/L.strings", root + "/App/fr.lproj/L.strings"])),
+        XCTAssertEqual(describe(refresh(catalog, [root + "/App/de.lproj/L.strings", root + "/App/fr.lproj/L.strings"])),
                        ["localization-added App fr", "table-changed App de L deleted", "table-changed App fr L +1",
                         "localization-removed App de"])
         XCTAssertEqual(catalog.bundles, [root + "/App"])
         try FileManager.default.removeItem(atPath: root + "/App/fr.lproj")
-        XCTAssertEqual(describe(catalog.refresh([root + "/App/fr.lproj/L.strings"])),
+        XCTAssertEqual(describe(refresh(catalog, [root + "/App/fr.lproj/L.strings"])),
                        ["table-changed App fr L deleted", "localization-removed App fr", "bundle-removed App"])
+    }
+
+    /// Reads `paths` as the shell does and hands the result to `catalog`.
+    private func refresh(_ catalog: Catalog, _ paths: [String]) -> [Catalog.Change] {
+        var reader = TableFileReader()
+        return catalog.apply(TableReading.load(paths, with: &reader, exclusions: catalog.exclusions, links: catalog.links))
     }
 
     private func describe(_ changes: [Catalog.Change]) -> [String] {

@@ -1,13 +1,14 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import LprojCatalog
 import LprojProtocol
 import LprojTables
 
 /// The handler of each op, in the order of docs/PROTOCOL.md.
-extension Daemon {
-    func hello(_ request: Hello, client: ClientConnection, id: RequestID) -> Answer<Hello.Reply> {
+extension DaemonCore {
+    func hello(_ request: Hello, session: Session, id: RequestID) -> Answer<Hello.Reply> {
         guard request.protocol == Wire.version else {
             return .failure(ProtocolError(.unsupportedVersion, "this daemon speaks protocol \(Wire.version), not \(request.protocol)",
                                           field: "protocol"))
@@ -15,19 +16,18 @@ extension Daemon {
         if let app = request.app, let problem = LanguageSelection.problem(withApp: app) {
             return .failure(ProtocolError(.invalidField, problem, field: "app"))
         }
-        client.session.name = request.client
-        client.session.app = request.app
+        session.name = request.client
+        session.app = request.app
         if let app = request.app { selections.use(app) }
         return .reply(Hello.Reply(instance: publisher.instance, clock: clock, server: Self.server,
                                   language: request.app.flatMap { selections.languages[$0] }))
     }
 
-    func subscribe(_ request: Subscribe, client: ClientConnection, id: RequestID) -> Answer<Subscribe.Reply> {
+    func subscribe(_ request: Subscribe, session: Session, id: RequestID) -> Answer<Subscribe.Reply> {
         guard !request.name.isEmpty, request.name.utf8.count <= FilterLimits.maximumNameBytes else {
             return .failure(ProtocolError(.invalidField, "a subscription needs a name of 1 to \(FilterLimits.maximumNameBytes) bytes", field: "name"))
         }
-        let session = client.session
-        guard session.subscriptions[request.name] == nil else {
+                guard session.subscriptions[request.name] == nil else {
             return .failure(ProtocolError(.invalidField, "this connection already has a subscription \"\(request.name)\"", field: "name"))
         }
         let limits = FilterLimits(configuration)
@@ -46,12 +46,12 @@ extension Daemon {
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {
-            reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil), to: id, on: client)
+            reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil), to: id, on: session)
             sendCurrentDiagnostics(to: subscription, of: session)
             return .later
         }
         // The reply first, then what was missed, in order.
-        reply(Subscribe.Reply(clock: clock, fresh: false), to: id, on: client)
+        reply(Subscribe.Reply(clock: clock, fresh: false), to: id, on: session)
         publisher.replay(replay, to: session, subscription: subscription)
         sendCurrentDiagnostics(to: subscription, of: session)
         return .later
@@ -69,14 +69,14 @@ extension Daemon {
         }
     }
 
-    func unsubscribe(_ request: Unsubscribe, client: ClientConnection, id: RequestID) -> Answer<EmptyReply> {
-        guard client.session.subscriptions.removeValue(forKey: request.name) != nil else {
+    func unsubscribe(_ request: Unsubscribe, session: Session, id: RequestID) -> Answer<EmptyReply> {
+        guard session.subscriptions.removeValue(forKey: request.name) != nil else {
             return .failure(ProtocolError(.notFound, "no subscription \"\(request.name)\" on this connection", field: "name"))
         }
         return .reply(EmptyReply())
     }
 
-    func snapshot(_ request: Snapshot, client: ClientConnection, id: RequestID) -> Answer<Snapshot.Reply> {
+    func snapshot(_ request: Snapshot, session: Session, id: RequestID) -> Answer<Snapshot.Reply> {
         let limits = FilterLimits(configuration)
         if let problem = limits.problem(with: request.languages, field: "languages") ?? limits.problem(with: request.tables, field: "tables") {
             return .failure(problem)
@@ -95,7 +95,7 @@ extension Daemon {
         return .reply(Snapshot.Reply(clock: clock, tables: tableSnapshots(filter)))
     }
 
-    func list(_ request: List, client: ClientConnection, id: RequestID) -> Answer<List.Reply> {
+    func list(_ request: List, session: Session, id: RequestID) -> Answer<List.Reply> {
         // Keyed by bytes: names that differ only in Unicode normalization are different directories.
         var tables: [ExactName: [ExactName: [ExactName: TableSummary]]] = [:]
         for (address, table) in catalog.served {
@@ -126,7 +126,7 @@ extension Daemon {
         return .reply(List.Reply(bundles: bundles))
     }
 
-    func lookup(_ request: Lookup, client: ClientConnection, id: RequestID) -> Answer<Lookup.Reply> {
+    func lookup(_ request: Lookup, session: Session, id: RequestID) -> Answer<Lookup.Reply> {
         let path: String
         switch resolveBundle(request.bundle, field: "bundle") {
         case .success(let resolved): path = resolved
@@ -148,9 +148,9 @@ extension Daemon {
                                    steps: resolution.steps.map { .init(localization: $0.localization, table: $0.table, found: $0.found) }))
     }
 
-    func selectLanguage(_ request: SelectLanguage, client: ClientConnection, id: RequestID) -> Answer<SelectLanguage.Reply> {
-        guard access.maySelect(client.peer) else {
-            return .failure(ProtocolError(.forbidden, "user \(client.peer.uid) may not select languages (see [Access] SelectUsers/SelectGroups)"))
+    func selectLanguage(_ request: SelectLanguage, session: Session, id: RequestID) -> Answer<SelectLanguage.Reply> {
+        guard access.maySelect(session.peer) else {
+            return .failure(ProtocolError(.forbidden, "user \(session.peer.uid) may not select languages (see [Access] SelectUsers/SelectGroups)"))
         }
         if let problem = LanguageSelection.problem(withApp: request.app) {
             return .failure(ProtocolError(.invalidField, problem, field: "app"))
@@ -166,39 +166,39 @@ extension Daemon {
             log.error("cannot persist the language of \(request.app): \(error.message)")
             return .failure(ProtocolError(.internal, "cannot persist the selection: \(error.message)"))
         }
-        log.info("\(request.app): language \(language ?? "system") (pid \(client.peer.pid))")
+        log.info("\(request.app): language \(language ?? "system") (pid \(session.peer.pid))")
         // The reply first (with the clock of the event that follows it), then the event.
         let app = request.app
         reply(SelectLanguage.Reply(app: app, language: language, clock: Clock(instance: publisher.instance, sequence: publisher.sequence + 1)),
-              to: id, on: client)
+              to: id, on: session)
         publisher.publish(scope: .app(app)) { LanguageSelected(clock: $0, app: app, language: language) }
         return .later
     }
 
-    func status(_ request: Status, client: ClientConnection, id: RequestID) -> Answer<Status.Reply> {
+    func status(_ request: Status, session: Session, id: RequestID) -> Answer<Status.Reply> {
         var counters = self.counters.merging(publisher.counters) { $0 + $1 }
         counters["files-parsed"] = catalog.filesParsed
         counters["parse-failures"] = catalog.parseFailures
         counters["history-events"] = UInt64(publisher.history.count)
         counters["history-bytes"] = UInt64(publisher.history.bytes)
-        let clients = self.clients.values.sorted { $0.connected < $1.connected }.map {
-            Status.Client(name: $0.session.name, app: $0.session.app, pid: $0.peer.pid, subscriptions: $0.session.subscriptions.keys.sorted(),
-                          queuedBytes: $0.session.queuedBytes)
+        let clients = publisher.sessions.values.sorted { $0.id < $1.id }.map {
+            Status.Client(name: $0.name, app: $0.app, pid: $0.peer.pid, subscriptions: $0.subscriptions.keys.sorted(), queuedBytes: $0.queuedBytes)
         }
         let uptime = ContinuousClock.now - started
-        let polled = (tree?.polledRoots ?? []).map { root, lastScan in
+        let tree = treeStatus()
+        let polled = tree.polledRoots.map { root, lastScan in
             Status.PolledRoot(root: root, reason: polledRoots[ExactName(root)] ?? "Poll=on", lastScanSecondsAgo: lastScan.map { -$0.timeIntervalSinceNow })
         }
         return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: publisher.instance, clock: clock,
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
-                                   roots: roots, watches: watchCount, bundles: catalog.bundles.count, tables: catalog.served.count,
+                                   roots: roots, watches: tree.watches, bundles: catalog.bundles.count, tables: catalog.served.count,
                                    clients: clients, counters: counters, lastError: lastError,
                                    warnings: limitWarnings.isEmpty ? nil : limitWarnings.keys.sorted().map { limitWarnings[$0]! },
                                    polledRoots: polled.isEmpty ? nil : polled))
     }
 
-    func sync(_ request: Sync, client: ClientConnection, id: RequestID) -> Answer<Sync.Reply> {
-        sync(id, on: client)
+    func sync(_ request: Sync, session: Session, id: RequestID) -> Answer<Sync.Reply> {
+        requestSync(id, on: session)
         return .later
     }
 

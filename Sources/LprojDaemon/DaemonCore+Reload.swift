@@ -1,0 +1,73 @@
+import LprojCatalog
+import LprojTables
+
+/// A reload's decisions: the new configuration's limits, access, waits and
+/// log level applied, and what changes for the roots. The shell reads the
+/// file, makes the watched tree follow (`RootChanges`) and reads what it
+/// lists; every client and subscription stays.
+extension DaemonCore {
+    /// What a reload changes for the watched tree.
+    struct RootChanges {
+        /// Roots no longer configured: forgotten (their tables published as removed).
+        var gone: [String] = []
+        /// Roots configured now: to be watched and read.
+        var added: [String] = []
+        /// Kept roots that changed between polled and watched: walked anew.
+        var switched: [String] = []
+        /// `Exclude=` or `FollowLinksTo=` changed.
+        var exclusionsChanged = false
+    }
+
+    /// Applies a configuration that read and checked (`roots` canonical,
+    /// `polled` the roots to poll) and returns what the tree must do.
+    func apply(_ new: Configuration, roots newRoots: [String], polled: [ExactName: String]) -> RootChanges {
+        lastError = nil
+        log.setLevel(new.logLevel)
+        access = AccessPolicy(new, ownUser: access.ownUser)
+        admission.apply(new)
+        selections.maximumApps = new.maximumApps
+        publisher.queueLimit = new.clientQueueBytes
+        publisher.setHistoryBounds(capacity: new.historyLength, maximumBytes: new.historyBytes)
+        pending.rules = .init(grace: new.removalGrace, quiet: new.quietPeriod)
+        for warning in new.warnings() { log.warning("reload: \(warning)") }
+        for (changed, what) in [(new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode
+                                  || new.socketGroup != configuration.socketGroup, "[Socket]"),
+                                (new.stateDirectory != configuration.stateDirectory, "[State] Directory")] where changed {
+            log.warning("reload: \(what) changed; it takes effect when lprojd restarts")
+        }
+        var changes = RootChanges()
+        changes.gone = roots.filter { old in !newRoots.contains { $0.hasSameBytes(as: old) } }
+        changes.added = newRoots.filter { root in !roots.contains { $0.hasSameBytes(as: root) } }
+        changes.exclusionsChanged = new.excludes != configuration.excludes || new.followLinksTo != configuration.followLinksTo
+        changes.switched = newRoots.filter { root in
+            !changes.added.contains { $0.hasSameBytes(as: root) } && (polled[ExactName(root)] == nil) != (polledRoots[ExactName(root)] == nil)
+        }
+        configuration = new
+        roots = newRoots
+        polledRoots = polled
+        catalog.exclusions = Exclusions(patterns: new.excludes, roots: newRoots)
+        catalog.links = Self.linkPolicy(roots: newRoots, configuration: new)
+        for root in changes.gone {
+            publish(catalog.forget(under: root))
+            log.info("reload: no longer watching \(root)")
+        }
+        if changes.exclusionsChanged {
+            // What is excluded now goes (and links no longer followed); what is let in is watched and read.
+            publish(catalog.forget(catalog.files.keys.map(\.string).filter { catalog.exclusions.excludes($0) }))
+        }
+        return changes
+    }
+
+    /// A reload that failed: the previous configuration stays, and `status` says why until one succeeds.
+    func reloadFailed(_ error: any Error) {
+        lastError = "reload failed, the previous configuration stays: \(error)"
+        log.error("\(lastError!)")
+    }
+
+    /// After a reload: every root walked again (`listed`) and every known
+    /// table file read — what is served equals a fresh start (a bind mount
+    /// made inside a root since, which inotify never reports, is seen).
+    func pathsToReadAfterReload(listed: [String]) -> [String] {
+        Set(listed.map(ExactName.init)).union(catalog.files.keys).map(\.string)
+    }
+}

@@ -1,0 +1,419 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LprojCatalog
+import LprojProtocol
+import LprojTables
+import LprojWatch
+
+/// Every decision lprojd makes, with no descriptor, thread or socket of its
+/// own: what a watch batch means, which reads to keep, what waits and
+/// until when, what is published to whom, which checks run, when a `sync`
+/// is answered, what a request gets, who may connect, what a kernel limit
+/// reached means. The shell (`Daemon`) owns the descriptors and forwards:
+/// its `TreeFeed` turns the watched tree into batches and read results,
+/// and writes what the sessions queued. Tests drive a core in one process.
+///
+/// Inputs: `take(_:at:)` (a batch; the paths to read come back),
+/// `apply(_:queued:holdingEmpty:at:)` (what was read, and what the watcher
+/// queued meanwhile), `rescanned(_:)`, `due(at:)`, `pollIsDue(at:)`,
+/// `treeChanged(_:)`, `markersArrived(_:)`, `handle(_:from:)` (a request
+/// line), `admit(_:)`, `close(_:)`, `reload(_:)`. Outputs: the lines queued
+/// on each `Session` (`publisher.takeTouched()`), `takeSyncRequests()` (the
+/// markers the shell drops), `nextDeadline` (the one timer), and the
+/// counters, warnings and errors `status` reports.
+public final class DaemonCore {
+    /// The program and version, as `hello` and `status` report them.
+    public static let server = "lprojd 0.1.0"
+
+    var configuration: Configuration
+    let log: Log
+    /// The roots, as configured and tidied (links on the way kept), in order.
+    var roots: [String]
+    let publisher: Publisher
+    let catalog: Catalog
+    var selections: Selections
+    var access: AccessPolicy
+    var admission: Admission
+    var pending: PendingChanges
+    /// The bundles' cross-language checks, and the tables whose checks wait for the end of the turn.
+    let checks = Checks()
+    private var pendingChecks: [ExactName: [TableAddress: Checks.ChangedKeys]] = [:]
+    /// What went wrong last and still holds (a failed reload), for `status` and systemd.
+    var lastError: String?
+    /// Counters for `status` (the publisher keeps its own).
+    var counters: [String: UInt64] = [:]
+    /// What a kernel limit keeps from working as it should, by limit
+    /// (`watches`, `descriptors`, `queue`, `clients`): logged once per episode, shown in `status`.
+    var limitWarnings: [String: String] = [:]
+    /// The roots polled instead of watched, with why.
+    var polledRoots: [ExactName: String] = [:]
+    /// Table files that could not be opened for want of file descriptors:
+    /// their tables stay as they were, and they are read again each poll.
+    private(set) var unreadable = Set<ExactName>()
+    /// When the polled directories are listed next (nil: nothing is polled).
+    private(set) var nextPoll: ContinuousClock.Instant?
+    /// What the watched tree says of itself, for `status` (the shell's, asked when a status is made).
+    var treeStatus: () -> TreeStatus = { TreeStatus() }
+    let started: ContinuousClock.Instant
+    /// `sync` requests whose markers the shell is to drop.
+    private var syncRequests: [PendingSync] = []
+    /// Syncs whose marker came back, waiting for the pending changes up to their ticket.
+    private var settling: [(ticket: UInt64, sync: PendingSync)] = []
+    private var handlers = Handlers()
+
+    /// A `sync` waiting for the tree: which session, and the request's id.
+    public struct PendingSync: Sendable {
+        var session: Int
+        var id: RequestID
+    }
+
+    /// What the watched tree says of itself (the shell's view, for `status` and the polling policy).
+    public struct TreeStatus {
+        var watches = 0
+        var unwatched = 0
+        var descriptorLimitReached = false
+        var isPolling = false
+        var markersUnsent = false
+        var polledRoots: [(root: String, lastScan: Date?)] = []
+    }
+
+    /// A core for `configuration` with the roots `roots` (canonical, as
+    /// `canonicalRoots` makes them) and the selections kept in `selections`.
+    init(configuration: Configuration, roots: [String], selections: Selections, log: Log, at now: ContinuousClock.Instant = .now) {
+        self.configuration = configuration
+        self.roots = roots
+        self.selections = selections
+        self.log = log
+        started = now
+        publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.historyLength,
+                              historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes)
+        pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
+        catalog = Catalog(exclusions: Exclusions(patterns: configuration.excludes, roots: roots),
+                          links: Self.linkPolicy(roots: roots, configuration: configuration))
+        access = AccessPolicy(configuration, ownUser: getuid())
+        admission = Admission(configuration, ownUser: getuid())
+        registerHandlers(into: &handlers)
+    }
+
+    /// Which links inside the roots are followed: into the roots and `FollowLinksTo=`.
+    static func linkPolicy(roots: [String], configuration: Configuration) -> LinkPolicy {
+        LinkPolicy(under: roots + configuration.followLinksTo.map(PathText.tidy))
+    }
+
+    /// The clock as of the last published event.
+    var clock: Clock { publisher.clock }
+
+    /// When the core next needs the time: a change that waits, or a poll.
+    var nextDeadline: ContinuousClock.Instant? {
+        [pending.nextDeadline, nextPoll].compactMap { $0 }.min()
+    }
+
+    // MARK: - Connections
+
+    /// A session for a connection of `peer`, or why it is refused (the peer may not connect, or a limit is reached).
+    func admit(_ peer: PeerCredentials, at now: ContinuousClock.Instant = .now) -> Result<Session, ProtocolError> {
+        let refusal = access.mayConnect(peer)
+            ? admission.refusal(for: peer.uid)
+            : ProtocolError(.forbidden, "user \(peer.uid) may not connect (see [Access] AllowUsers/AllowGroups)")
+        if let refusal {
+            counters["connections-refused", default: 0] += 1
+            log.info("refused a connection from pid \(peer.pid) (uid \(peer.uid)): \(refusal.message)")
+            return .failure(refusal)
+        }
+        admission.admit(peer.uid)
+        counters["connections", default: 0] += 1
+        return .success(publisher.openSession(peer: peer, at: now))
+    }
+
+    /// Forgets a session whose connection went.
+    func close(_ session: Session) {
+        admission.release(session.peer.uid)
+        publisher.closeSession(session)
+    }
+
+    /// Answers one request line of `session` (every failure an error reply).
+    func handle(_ line: [UInt8], from session: Session) {
+        counters["requests", default: 0] += 1
+        handlers.handle(line, from: session, core: self)
+    }
+
+    /// Queues `reply` to the request `id` of `session`.
+    func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID, on session: Session) {
+        do {
+            publisher.send(try Wire.reply(reply, to: id), to: session)
+        } catch {
+            publisher.send(Wire.failure(ProtocolError(.internal, "cannot encode the reply: \(error)"), to: id), to: session)
+        }
+    }
+
+    /// Queues an error reply.
+    func fail(_ error: ProtocolError, to id: RequestID?, on session: Session) {
+        counters["requests-failed", default: 0] += 1
+        publisher.send(Wire.failure(error, to: id), to: session)
+    }
+
+    // MARK: - The watched tree's changes
+
+    /// What to read for a batch: the paths, or (`nil`) everything — the
+    /// kernel's queue overflowed, so events were lost: every root is to be
+    /// crawled and every known file read (`rescanned` takes the result).
+    func take(_ batch: WatchBatch, at now: ContinuousClock.Instant) -> [String]? {
+        if batch.overflowed {
+            counters["overflows", default: 0] += 1
+            let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_queued_events") ?? "?"
+            let overflows = counters["overflows"] ?? 1
+            log.warning("inotify queue overflowed (fs.inotify.max_queued_events = \(limit); raise it if this recurs): rescanning every root")
+            // Said in status from then on: nothing is lost (the rescan publishes the differences), but the limit is worth raising.
+            limitWarnings["queue"] = "the inotify queue overflowed \(overflows) time\(overflows == 1 ? "" : "s") (fs.inotify.max_queued_events = "
+                + "\(limit)): each time every root was rescanned and subscribers told to resync"
+            // Everything is read now: nothing waits any more.
+            pending.removeAll()
+            return nil
+        }
+        guard !batch.events.isEmpty else { return [] }
+        return pending.take(Self.readingSwappedLinksNow(batch.events, knownFiles: catalog.files(under:)), at: now, isKnown: catalog.knows,
+                            knownFiles: catalog.files(under:))
+    }
+
+    /// The paths an overflow rescan reads: every file known and every one `crawled` found.
+    func rescanPaths(crawled: [String]) -> [String] {
+        Set(catalog.files.keys).union(crawled.map(ExactName.init)).map(\.string)
+    }
+
+    /// Takes in an overflow rescan's reads: the differences are published and every subscriber told to resync.
+    func rescanned(_ loaded: [Catalog.Loaded]) {
+        publish(catalog.apply(loaded))
+        publisher.resyncEveryone(.overflow)
+    }
+
+    /// Takes in what was read, except reads a newer change overtook: a
+    /// file that `queued` (the events the watcher queued since the reads)
+    /// names, or whose directory it names, is left to those events — a save
+    /// is published only as it was completed, never half-written. A file
+    /// read empty is held for the quiet period first (unless `holdingEmpty`
+    /// is false: the hold is over), as the empty file may be a save between
+    /// its truncate and its write whose event is not queued yet. A file
+    /// that could not be opened for want of descriptors keeps its table and
+    /// is read again at the next poll.
+    func apply(_ loaded: [Catalog.Loaded], queued: Set<ExactName>, holdingEmpty: Bool = true, at now: ContinuousClock.Instant) {
+        var loaded = loaded
+        loaded.removeAll { item in
+            guard case .failure(let error) = item.outcome, error.isOutOfDescriptors else { return false }
+            unreadable.insert(item.path)
+            return true
+        }
+        if !queued.isEmpty {
+            let before = loaded.count
+            loaded.removeAll { Self.isOvertaken($0.path.string, by: queued) }
+            if loaded.count < before {
+                counters["reads-overtaken", default: 0] += UInt64(before - loaded.count)
+                log.debug("\(before - loaded.count) read(s) overtaken by a newer change: left to its event")
+            }
+        }
+        if holdingEmpty {
+            loaded.removeAll { item in
+                guard case .success(let file) = item.outcome, file.wasEmpty else { return false }
+                pending.hold(item.path.string, at: now)
+                return true
+            }
+        }
+        publish(catalog.apply(loaded))
+    }
+
+    /// The paths whose wait is over.
+    func due(at now: ContinuousClock.Instant) -> [String] {
+        pending.takeDue(at: now)
+    }
+
+    /// Whether the polled directories are to be listed now (then the next poll is set by `treeChanged`).
+    func pollIsDue(at now: ContinuousClock.Instant) -> Bool {
+        guard let poll = nextPoll, poll <= now else { return false }
+        nextPoll = nil
+        counters["polls", default: 0] += 1
+        return true
+    }
+
+    /// The files that could not be opened for want of descriptors, to be read again now.
+    func takeUnreadable() -> [String] {
+        defer { unreadable = [] }
+        return unreadable.map(\.string)
+    }
+
+    /// What the watched tree says of itself after any change to it: says
+    /// (once per episode) what a kernel limit keeps from being watched or
+    /// read, and polls while anything is polled (or waits to be read).
+    func treeChanged(_ status: TreeStatus, at now: ContinuousClock.Instant = .now) {
+        let interval = "\(Configuration.milliseconds(configuration.pollInterval)) ms"
+        var watchWarning: String?
+        if status.unwatched > 0 {
+            let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_user_watches") ?? "?"
+            watchWarning = "\(status.unwatched) directories are not watched: the inotify watch limit is reached (fs.inotify.max_user_watches = "
+                + "\(limit); raise it, e.g. sysctl fs.inotify.max_user_watches=\(max(524_288, (Int(limit) ?? 0) * 2))); "
+                + "they are polled every \(interval)"
+        }
+        note(watchWarning, for: "watches", over: "every directory is watched again: polling stops")
+        var descriptorWarning: String?
+        if status.descriptorLimitReached || !unreadable.isEmpty || status.markersUnsent {
+            var limits = rlimit()
+            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+            // (fs.file-max was read at start: with no descriptor left, /proc cannot be read now.)
+            descriptorWarning = "out of file descriptors (EMFILE: this process may open \(limits.rlim_cur) — raise LimitNOFILE= in the "
+                + "unit or ulimit -n; ENFILE: the system's fs.file-max = \(Self.systemFileLimit)): "
+                + "\(unreadable.count) table file(s) keep their last contents, and what could not be read or listed is tried again "
+                + "every \(interval)"
+        }
+        note(descriptorWarning, for: "descriptors", over: "file descriptors are available again: every table file is read")
+        if status.isPolling || descriptorWarning != nil {
+            if nextPoll == nil { nextPoll = now + configuration.pollInterval }
+        } else {
+            nextPoll = nil
+        }
+    }
+
+    /// Whether a poll may be needed after a read (a limit met, or polling on).
+    var mayNeedPolling: Bool { !unreadable.isEmpty || !limitWarnings.isEmpty }
+
+    /// Logs `warning` when it is new for `limit`, or `over` when the limit no longer bites.
+    func note(_ warning: String?, for limit: String, over: String) {
+        if let warning {
+            if limitWarnings[limit] == nil { log.warning(warning) }
+            limitWarnings[limit] = warning
+        } else if limitWarnings.removeValue(forKey: limit) != nil {
+            log.info(over)
+        }
+    }
+
+    // MARK: - Syncs
+
+    /// Asks for a marker on behalf of the request `id` of `session` (the shell drops it: `takeSyncRequests`).
+    func requestSync(_ id: RequestID, on session: Session) {
+        syncRequests.append(PendingSync(session: session.id, id: id))
+    }
+
+    /// The markers to drop for the syncs asked for since the last call.
+    func takeSyncRequests() -> [PendingSync] {
+        defer { syncRequests.removeAll() }
+        return syncRequests
+    }
+
+    /// The markers of these syncs came back: each is answered once the changes that wait now are settled.
+    func markersArrived(_ syncs: [PendingSync]) {
+        for sync in syncs { settling.append((pending.lastTicket, sync)) }
+    }
+
+    /// Answers what can be answered now, and runs the checks of what
+    /// changed: the end of a turn, for a driver that writes nothing between.
+    func endTurn() {
+        answerSyncs()
+        if hasDueChecks { runDueChecks() }
+    }
+
+    /// Whether checks wait for the end of the turn (the shell writes the events they follow first).
+    var hasDueChecks: Bool { !pendingChecks.isEmpty }
+
+    /// Runs the checks that wait.
+    func runDueChecks() { runChecks() }
+
+    /// Answers the syncs whose marker came back once the changes that waited at that moment are settled.
+    /// (The checks of what was published run first: a sync answered means its changes' diagnostics went out too.)
+    func answerSyncs() {
+        if let first = settling.first, pending.isSettled(through: first.ticket), !pendingChecks.isEmpty { runChecks() }
+        while let first = settling.first, pending.isSettled(through: first.ticket) {
+            settling.removeFirst()
+            guard let session = publisher.sessions[first.sync.session] else { continue }
+            reply(Sync.Reply(clock: clock), to: first.sync.id, on: session)
+        }
+    }
+
+    // MARK: - Publishing
+
+    /// Logs and publishes what the catalog says changed, and notes which checks to run.
+    func publish(_ changes: [Catalog.Change]) {
+        for change in changes {
+            switch change {
+            case .tableChanged(let address, let diff, let deleted):
+                log.debug("\(address.bundle)/\(address.localization)/\(address.table): +\(diff.added.count) ~\(diff.changed.count) -\(diff.removed.count)")
+                // The keys the diff names (a table that came or went: whole); two changes before the checks run add up.
+                let keys: Checks.ChangedKeys = deleted ? nil
+                    : Set(diff.added.keys.map(ExactName.init) + diff.changed.keys.map(ExactName.init) + diff.removed.map(ExactName.init))
+                let bundle = ExactName(address.bundle)
+                if let waiting = pendingChecks[bundle]?[address] {
+                    pendingChecks[bundle]![address] = waiting.flatMap { earlier in keys.map { earlier.union($0) } }
+                } else {
+                    pendingChecks[bundle, default: [:]][address] = keys
+                }
+            case .bundleRemoved(let bundle):
+                checks.forget(bundle)
+                pendingChecks[ExactName(bundle)] = nil
+            case .tableInvalid(let file, _, _, _, let diagnostics, let kept):
+                log.info("\(file): \(diagnostics.filter { $0.severity == .error }.count) error(s); \(kept ? "last good version kept" : "not served")")
+            default:
+                break
+            }
+        }
+        publisher.publish(changes)
+    }
+
+    /// Checks the tables that changed again (`Checks`) and publishes each
+    /// bundle's set of diagnostics that changed.
+    private func runChecks() {
+        let started = ContinuousClock.now
+        let due = pendingChecks
+        pendingChecks.removeAll()
+        for (bundle, tables) in due.sorted(by: { $0.key < $1.key }) {
+            let listened = publisher.hasSubscribers(for: .checks(bundle: bundle.string))
+            guard let diagnostics = checks.update(bundle.string, changes: tables, listened: listened, in: catalog) else { continue }
+            publisher.publish(scope: .checks(bundle: bundle.string)) { Diagnostics(clock: $0, bundle: bundle.string, diagnostics: diagnostics) }
+        }
+        log.debug("checks of \(due.count) bundle(s) in \(ContinuousClock.now - started)")
+    }
+
+    /// What `STATUS=` shows: bundles, tables, clients, and the last error.
+    var statusLine: String {
+        "\(catalog.bundleCount) bundles, \(catalog.served.count) tables, \(publisher.sessions.count) clients"
+            + (lastError.map { "; \($0)" } ?? "")
+    }
+
+    // MARK: - Rules
+
+    /// A root whose link was swapped (a deploy's `current`) is read at once,
+    /// whole: its files as listed in the new target and those known from the
+    /// old become `written` (a release is complete when its link moves), so
+    /// each table publishes the difference between the two in one change.
+    static func readingSwappedLinksNow(_ events: [FileEvent], knownFiles: (String) -> [String]) -> [FileEvent] {
+        let swapped = events.compactMap { if case .linkSwapped(let root) = $0 { root } else { nil } }
+        guard !swapped.isEmpty else { return events }
+        var listed = Set<ExactName>()
+        var result = events.map { event -> FileEvent in
+            if case .listed(let path) = event, swapped.contains(where: { ExactName(path).isWithin($0) }) {
+                listed.insert(ExactName(path))
+                return .written(path)
+            }
+            return event
+        }
+        // Known files the new target does not have are read too (and found gone); each file once.
+        for root in swapped { result += knownFiles(root).filter { !listed.contains(ExactName($0)) }.map { .written($0) } }
+        return result
+    }
+
+    /// Whether the file at `path`, or its directory or the one above, is among `queued`.
+    static func isOvertaken(_ path: String, by queued: Set<ExactName>) -> Bool {
+        var current = Substring(path)
+        for _ in 0..<3 {
+            if queued.contains(ExactName(String(current))) { return true }
+            guard let slash = current.lastIndex(of: "/"), slash != current.startIndex else { return false }
+            current = current[..<slash]
+        }
+        return false
+    }
+
+    /// The system's limit of open files, as `fs.file-max` said when it was first asked (at start).
+    static let systemFileLimit = firstLine(of: "/proc/sys/fs/file-max") ?? "?"
+
+    /// The first line of a small file (a sysctl under /proc).
+    static func firstLine(of path: String) -> String? {
+        (try? String(contentsOfFile: path, encoding: .utf8))?.split(separator: "\n").first.map(String.init)
+    }
+}
