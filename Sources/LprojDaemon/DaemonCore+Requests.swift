@@ -27,20 +27,15 @@ extension DaemonCore {
         guard !request.name.isEmpty, request.name.utf8.count <= FilterLimits.maximumNameBytes else {
             return .failure(ProtocolError(.invalidField, "a subscription needs a name of 1 to \(FilterLimits.maximumNameBytes) bytes", field: "name"))
         }
-                guard session.subscriptions[request.name] == nil else {
+        guard session.subscriptions[request.name] == nil else {
             return .failure(ProtocolError(.invalidField, "this connection already has a subscription \"\(request.name)\"", field: "name"))
         }
+        let bundle: String?
+        switch filter(bundle: request.bundle, languages: request.languages, tables: request.tables) {
+        case .success(let resolved): bundle = resolved
+        case .failure(let error): return .failure(error)
+        }
         let limits = FilterLimits(configuration)
-        if let problem = limits.problem(with: request.languages, field: "languages") ?? limits.problem(with: request.tables, field: "tables") {
-            return .failure(problem)
-        }
-        var bundle: String?
-        if let path = request.bundle {
-            switch resolveBundle(path, field: "bundle") {
-            case .success(let resolved): bundle = resolved
-            case .failure(let error): return .failure(error)
-            }
-        }
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
                                         diagnostics: request.diagnostics ?? false)
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
@@ -77,19 +72,13 @@ extension DaemonCore {
     }
 
     func snapshot(_ request: Snapshot, session: Session, id: RequestID) -> Answer<Snapshot.Reply> {
-        let limits = FilterLimits(configuration)
-        if let problem = limits.problem(with: request.languages, field: "languages") ?? limits.problem(with: request.tables, field: "tables") {
-            return .failure(problem)
+        let bundle: String?
+        switch filter(bundle: request.bundle, languages: request.languages, tables: request.tables) {
+        case .success(let resolved): bundle = resolved
+        case .failure(let error): return .failure(error)
         }
-        var bundle: String?
-        if let path = request.bundle {
-            switch resolveBundle(path, field: "bundle") {
-            case .success(let resolved): bundle = resolved
-            case .failure(let error): return .failure(error)
-            }
-            guard catalog.hasBundle(bundle!) else {
-                return .failure(ProtocolError(.notFound, "no bundle at \(bundle!) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
-            }
+        if let bundle, !catalog.hasBundle(bundle) {
+            return .failure(ProtocolError(.notFound, "no bundle at \(bundle) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
         let filter = Subscription(name: "", bundle: bundle, localizations: request.languages, tables: request.tables)
         return .reply(Snapshot.Reply(clock: clock, tables: tableSnapshots(filter)))
@@ -203,6 +192,16 @@ extension DaemonCore {
     }
 
     // MARK: - Helpers
+
+    /// A request's filters checked (`FilterLimits`) and its bundle resolved (`resolveBundle`).
+    func filter(bundle path: String?, languages: [String]?, tables: [String]?) -> Result<String?, ProtocolError> {
+        let limits = FilterLimits(configuration)
+        if let problem = limits.problem(with: languages, field: "languages") ?? limits.problem(with: tables, field: "tables") {
+            return .failure(problem)
+        }
+        guard let path else { return .success(nil) }
+        return resolveBundle(path, field: "bundle").map { $0 }
+    }
 
     /// The served tables `filter` covers, sorted, as a snapshot.
     func tableSnapshots(_ filter: Subscription) -> [TableSnapshot] {

@@ -319,9 +319,9 @@ struct Mirror: Equatable {
     }
 
     /// Applies every event that arrived before a `sync` reply: then the mirror is as of every change made before the call.
-    mutating func catchUp(_ connection: DaemonConnection) throws {
-        _ = try connection.send(Sync(), timeout: .seconds(60))
-        while let event = try? connection.nextEvent(timeout: .milliseconds(1)) {
+    mutating func catchUp(_ connection: any ModelConnection) throws {
+        _ = try connection.request(Sync())
+        while let event = connection.arrivedEvent() {
             try apply(event)
         }
     }

@@ -3,6 +3,7 @@ import LprojClient
 import LprojProtocol
 import LprojTables
 import XCTest
+@testable import LprojDaemon
 
 /// The invariant, checked against a model: a seeded random run of saves
 /// (in place, atomic, rename-then-write), broken saves and fixes, new,
@@ -14,11 +15,20 @@ import XCTest
 /// exactly the daemon's snapshot, the snapshot is what the files hold (a
 /// broken file keeps its last good version), and the bundles and
 /// localizations the structural events announced are those served.
+///
+/// The same run drives the built binary over its socket and, far faster,
+/// the daemon's core in this process (`CoreHarness`: real inotify, a clock
+/// that skips the waits), with thousands of steps a seed.
 final class ModelTests: XCTestCase {
     func testSeed1() throws { try run(seed: 1) }
     func testSeed2() throws { try run(seed: 2) }
     func testSeed3() throws { try run(seed: 3) }
     func testSeed4() throws { try run(seed: 0x5eed) }
+
+    func testSeed1InProcess() throws { try run(seed: 1, steps: 2000, inProcess: true) }
+    func testSeed2InProcess() throws { try run(seed: 2, steps: 2000, inProcess: true) }
+    func testSeed3InProcess() throws { try run(seed: 3, steps: 2000, inProcess: true) }
+    func testSeed4InProcess() throws { try run(seed: 0x5eed, steps: 2000, inProcess: true) }
 
     private static let bundles = ["A", "B", "Caf\u{E9}", "Cafe\u{301}"]
     private static let localizations = ["en", "de", "fr", "ja"]
@@ -31,30 +41,54 @@ final class ModelTests: XCTestCase {
         var lastGood: [String: String]?
     }
 
-    private func run(seed: UInt64, steps: Int = 150) throws {
-        let daemon = try DaemonProcess(config: "[Watch]\nRemovalGrace=40ms\nQuietPeriod=20ms\n")
-        defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
+    private func run(seed: UInt64, steps: Int = 150, inProcess: Bool = false) throws {
         var random = SplitMix64(seed: seed)
         var files: [ExactName: File] = [:]   // relative path → state
+        // (The directory holding the root: the binary's or the harness's, known once it is made.)
+        var root = ""
+        func path(_ relative: String) -> String { root + "/" + relative }
         func write(_ relative: String, _ text: String) throws {
-            try daemon.write(relative, text)
+            let url = URL(fileURLWithPath: path(relative))
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
         }
+        func move(_ from: String, _ to: String) throws {
+            guard rename(path(from), path(to)) == 0 else { throw DaemonTestError("mv \(from) \(to): \(String(cString: strerror(errno)))") }
+        }
+        func remove(_ relative: String) throws { try FileManager.default.removeItem(atPath: path(relative)) }
         func entries() -> [String: String] {
             var result: [String: String] = [:]
             for _ in 0..<(1 + random.next(4)) { result["k\(random.next(6))"] = "v\(random.next(1000))" }
             return result
         }
         // A start with something in it.
-        for bundle in ["A", "Caf\u{E9}"] {
-            let relative = "\(bundle)/en.lproj/Localizable.strings"
-            let table = entries()
-            try write(relative, Self.text(table))
-            files[ExactName(relative)] = File(entries: table, lastGood: table)
+        func populate() throws {
+            for bundle in ["A", "Caf\u{E9}"] {
+                let relative = "\(bundle)/en.lproj/Localizable.strings"
+                let table = entries()
+                try write(relative, Self.text(table))
+                files[ExactName(relative)] = File(entries: table, lastGood: table)
+            }
         }
-        try daemon.start()
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "model"))
-        let reply = try connection.send(Subscribe(name: "all", snapshot: true))
+        let connection: any ModelConnection
+        var daemon: DaemonProcess?
+        var harness: CoreHarness?
+        if inProcess {
+            harness = try CoreHarness({ $0.removalGrace = .milliseconds(40); $0.quietPeriod = .milliseconds(20) }) { made in
+                root = made
+                try populate()
+            }
+            connection = try harness!.connect()
+        } else {
+            daemon = try DaemonProcess(config: "[Watch]\nRemovalGrace=40ms\nQuietPeriod=20ms\n")
+            root = daemon!.root
+            try populate()
+            try daemon!.start()
+            connection = try daemon!.connect()
+        }
+        defer { if let daemon { XCTAssertEqual(daemon.stop(), 0, daemon.log) } }
+        _ = try connection.request(Hello(client: "model"))
+        let reply = try connection.request(Subscribe(name: "all", snapshot: true))
         var mirror = Mirror(snapshot: try XCTUnwrap(reply.tables))
         var history: [String] = []
         // The bundle `L` links to (nil: no link). A file broken when L was
@@ -76,7 +110,7 @@ final class ModelTests: XCTestCase {
             case 0, 1:
                 action = "in-place \(relative)"
                 let new = entries()
-                let descriptor = try Self.openTruncating(daemon.path(relative))
+                let descriptor = try Self.openTruncating(path(relative))
                 try Self.write(descriptor, Self.text(new))
                 files[ExactName(relative), default: File()].entries = new
                 files[ExactName(relative)]!.lastGood = new
@@ -84,7 +118,7 @@ final class ModelTests: XCTestCase {
                 action = "atomic \(relative)"
                 let new = entries()
                 try write("\(directory)/.\(table).strings.tmp", Self.text(new))
-                try daemon.shell("mv '\(directory)/.\(table).strings.tmp' '\(relative)'")
+                try move("\(directory)/.\(table).strings.tmp", relative)
                 files[ExactName(relative), default: File()].entries = new
                 files[ExactName(relative)]!.lastGood = new
             case 4:
@@ -95,19 +129,21 @@ final class ModelTests: XCTestCase {
                 guard let victim = existing.randomElement(using: &random) else { continue }
                 action = "rename-then-write \(victim.string)"
                 let new = entries()
-                try daemon.shell("mv '\(victim.string)' '\(victim.string).orig' && printf '%s' '\(Self.text(new))' > '\(victim.string)' && rm '\(victim.string).orig'")
+                try move(victim.string, victim.string + ".orig")
+                try write(victim.string, Self.text(new))
+                try remove(victim.string + ".orig")
                 files[victim] = File(entries: new, lastGood: new)
             case 6:
                 action = "rm -rf \(directory)"
-                try daemon.shell("rm -rf '\(directory)'")
+                if FileManager.default.fileExists(atPath: path(directory)) { try remove(directory) }
                 for key in files.keys where key.isWithin(directory) { files[key] = nil }
             case 7:
                 let target = Self.localizations[random.next(Self.localizations.count)]
                 let destination = "\(bundle)/\(target).lproj"
-                guard target != localization, FileManager.default.fileExists(atPath: daemon.path(directory)),
-                      !FileManager.default.fileExists(atPath: daemon.path(destination)) else { continue }
+                guard target != localization, FileManager.default.fileExists(atPath: path(directory)),
+                      !FileManager.default.fileExists(atPath: path(destination)) else { continue }
                 action = "mv \(directory) \(destination)"
-                try daemon.shell("mv '\(directory)' '\(destination)'")
+                try move(directory, destination)
                 for key in files.keys where key.isWithin(directory) {
                     let moved = destination + key.string.dropFirst(directory.count)
                     let state = files.removeValue(forKey: key)!
@@ -117,11 +153,12 @@ final class ModelTests: XCTestCase {
             case 8:
                 guard let victim = existing.randomElement(using: &random) else { continue }
                 action = "rm \(victim.string)"
-                try daemon.shell("rm '\(victim.string)'")
+                try remove(victim.string)
                 files[victim] = nil
             case 10:
                 action = "ln -s \(bundle) L (swapped in)"
-                try daemon.shell("ln -s '\(bundle)' L.tmp && mv -T L.tmp L")
+                guard symlink(bundle, path("L.tmp")) == 0 else { throw DaemonTestError("ln -s: \(String(cString: strerror(errno)))") }
+                try move("L.tmp", "L")
                 linkTarget = bundle
                 heldAtSwap = [:]
                 for (key, file) in files where key.isWithin(bundle) && file.entries == nil {
@@ -131,12 +168,12 @@ final class ModelTests: XCTestCase {
             case 11:
                 guard linkTarget != nil, random.next(2) == 0 else { continue }
                 action = "rm L"
-                try daemon.shell("rm L")
+                try remove("L")
                 linkTarget = nil
             case 9:
                 guard random.next(3) == 0 else { continue }
                 action = "rm -rf \(bundle)"
-                try daemon.shell("rm -rf '\(bundle)'")
+                if FileManager.default.fileExists(atPath: path(bundle)) { try remove(bundle) }
                 for key in files.keys where key.isWithin(bundle) { files[key] = nil }
             default:
                 continue
@@ -146,13 +183,13 @@ final class ModelTests: XCTestCase {
             // (By scalars: `replacingOccurrences` would match the NFC twin as well.)
             history.append("\(step): " + action.unicodeScalars.map { $0 == "\u{301}" ? "+U301" : String($0) }.joined())
             try mirror.catchUp(connection)
-            let snapshot = Mirror(snapshot: try connection.send(Snapshot()).tables)
+            let snapshot = try connection.served()
             var expected = Mirror(snapshot: [])
             for (relative, file) in files {
                 guard let lastGood = file.lastGood else { continue }
                 let parts = relative.string.split(separator: "/")
                 let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
-                expected.tables[Mirror.key(daemon.path(String(parts[0])), localization, table)] = lastGood.mapValues { Entry(text: $0) }
+                expected.tables[Mirror.key(path(String(parts[0])), localization, table)] = lastGood.mapValues { Entry(text: $0) }
             }
             // The same files through the link, when it leads to their bundle.
             servedThroughLink = [:]
@@ -161,7 +198,7 @@ final class ModelTests: XCTestCase {
                 guard let served = heldAtSwap[relative] ?? file.lastGood else { continue }
                 let parts = relative.string.split(separator: "/")
                 let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
-                expected.tables[Mirror.key(daemon.path("L"), localization, table)] = served.mapValues { Entry(text: $0) }
+                expected.tables[Mirror.key(path("L"), localization, table)] = served.mapValues { Entry(text: $0) }
                 servedThroughLink["\(localization)|\(table)"] = served
             }
             let context = "seed \(seed), after:\n" + history.suffix(60).joined(separator: "\n")
@@ -209,6 +246,35 @@ final class ModelTests: XCTestCase {
         guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
             throw DaemonTestError("short write")
         }
+    }
+}
+
+/// What the model test speaks to: a connection to the built daemon, or a session of a core in this process.
+protocol ModelConnection {
+    /// Sends `request` and returns its reply (an error reply thrown).
+    func request<R: Request>(_ request: R) throws -> R.Reply
+    /// An event that has already arrived, or nil.
+    func arrivedEvent() -> Wire.ReceivedEvent?
+    /// Every table the daemon serves now.
+    func served() throws -> Mirror
+}
+
+extension DaemonConnection: ModelConnection {
+    func request<R: Request>(_ request: R) throws -> R.Reply { try send(request, timeout: .seconds(60)) }
+    func arrivedEvent() -> Wire.ReceivedEvent? { try? nextEvent(timeout: .milliseconds(1)) }
+    func served() throws -> Mirror { Mirror(snapshot: try request(Snapshot()).tables) }
+}
+
+extension CoreConnection: ModelConnection {
+    func request<R: Request>(_ request: R) throws -> R.Reply { try send(request) }
+    func arrivedEvent() -> Wire.ReceivedEvent? { try? nextEvent() }
+    /// The catalog's tables themselves (what a `snapshot` reply encodes; the binary's runs check the wire).
+    func served() throws -> Mirror {
+        var mirror = Mirror(snapshot: [])
+        for (address, table) in harness.core.catalog.served {
+            mirror.tables[Mirror.key(address.bundle, address.localization, address.table)] = table.entries
+        }
+        return mirror
     }
 }
 

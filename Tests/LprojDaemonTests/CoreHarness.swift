@@ -1,0 +1,154 @@
+import Foundation
+import LprojClient
+import LprojProtocol
+import LprojTables
+import LprojWatch
+import XCTest
+@testable import LprojDaemon
+
+/// lprojd's core driven in this process: a real `WatchedTree` (real
+/// inotify) feeding a `DaemonCore` through a `TreeFeed`, as the shell
+/// does, but with no socket, no epoll and a clock of its own — when nothing
+/// is queued and the core waits for a deadline (a removal's grace, a quiet
+/// period, a poll), the clock jumps to it instead of sleeping. Sessions
+/// are the core's own; a `CoreConnection` speaks the protocol on one.
+///
+/// (libinotifytools allows one tree per process: one harness at a time.)
+final class CoreHarness {
+    let directory: String
+    let root: String
+    let core: DaemonCore
+    let feed: TreeFeed
+    /// How far this harness's clock is ahead of the real one.
+    private var offset: Duration = .zero
+
+    /// A core on a new temporary root, with `configure` applied to its configuration; `populate` fills the root first.
+    init(_ configure: (inout Configuration) -> Void = { _ in }, populate: (String) throws -> Void = { _ in }) throws {
+        var template = Array("/tmp/lpc-XXXXXX".utf8CString)
+        directory = String(cString: mkdtemp(&template)!)
+        root = directory + "/root"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try populate(root)
+        var configuration = Configuration()
+        configuration.roots = [root]
+        configuration.stateDirectory = directory + "/state"
+        configure(&configuration)
+        let selections = try Selections(stateDirectory: directory + "/state", maximumApps: configuration.maximumApps)
+        core = DaemonCore(configuration: configuration, roots: configuration.roots, selections: selections,
+                          log: Log(level: .warning, destination: .standardError))
+        feed = try TreeFeed(core: core, noteSkipped: { _, _ in })
+        let feed = self.feed
+        core.treeStatus = { feed.status }
+        core.treeChanged(feed.status)
+    }
+
+    deinit {
+        feed.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// The harness's time: the real time, plus the waits it skipped.
+    var now: ContinuousClock.Instant { .now + offset }
+
+    func path(_ relative: String) -> String { root + "/" + relative }
+
+    /// A session of a peer (root unless said), as a connection's would be.
+    func connect(uid: UInt32 = 0) throws -> CoreConnection {
+        switch core.admit(PeerCredentials(pid: getpid(), uid: uid, gid: uid, groups: [uid]), at: now) {
+        case .success(let session): return CoreConnection(harness: self, session: session)
+        case .failure(let refusal): throw DaemonConnection.Failure.refused(refusal)
+        }
+    }
+
+    /// Turns the loop until `done` holds: drops the markers asked for,
+    /// reads what the tree queued or (with nothing queued) jumps to the
+    /// core's next deadline, and ends the turn, as the shell does. Fails
+    /// after `timeout` of real time.
+    func drive(timeout: Duration = .seconds(30), until done: () -> Bool) throws {
+        let deadline = ContinuousClock.now + timeout
+        while !done() {
+            guard ContinuousClock.now < deadline else { throw DaemonTestError("the core did not get there in time") }
+            // Markers asked for are dropped first: their events are queued by the time the tree is looked at.
+            feed.dropMarkers(for: core)
+            if feed.tree.hasQueuedEvents || Self.isReadable(feed.tree.descriptor, milliseconds: 0) {
+                feed.readBatch(into: core, at: now)
+            } else if let next = core.nextDeadline {
+                if next > now { offset += next - now }
+                feed.timerFired(into: core, at: now)
+            } else {
+                // Nothing waits in the core: wait for the kernel (a marker just dropped is already queued).
+                _ = Self.isReadable(feed.tree.descriptor, milliseconds: 10)
+            }
+            core.endTurn()
+        }
+    }
+
+    private static func isReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
+        var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return Glibc.poll(&poll, 1, milliseconds) > 0
+    }
+}
+
+/// The protocol spoken on one of the core's sessions: a request's line
+/// handed to the core, the loop turned until its reply is queued; events
+/// kept in order for `nextEvent`.
+final class CoreConnection {
+    let harness: CoreHarness
+    let session: Session
+    private var framer = LineFramer(maximumLineLength: 1 << 30)
+    private var replies: [Wire.Reply] = []
+    private var events: [Wire.ReceivedEvent] = []
+    private var nextID: Int64 = 0
+
+    init(harness: CoreHarness, session: Session) {
+        self.harness = harness
+        self.session = session
+    }
+
+    /// Sends `request` and turns the loop until its reply comes (a `sync`'s after the tree's marker and the waits).
+    func send<R: Request>(_ request: R) throws -> R.Reply {
+        nextID += 1
+        let id = RequestID.number(nextID)
+        harness.core.handle(try Wire.encode(request, id: id), from: session)
+        var reply: Wire.Reply?
+        try harness.drive {
+            take()
+            if let index = replies.firstIndex(where: { $0.id == id || ($0.id == nil && $0.error != nil) }) { reply = replies.remove(at: index) }
+            return reply != nil
+        }
+        if let error = reply!.error { throw DaemonConnection.Failure.refused(error) }
+        return try reply!.decode(R.Reply.self)
+    }
+
+    /// Sends raw bytes as a request line would come (the framing as a connection's).
+    func write(_ bytes: [UInt8]) {
+        var framer = LineFramer(maximumLineLength: harness.core.configuration.maximumRequestBytes)
+        for case .line(let line) in framer.append(bytes[...]) where !line.isEmpty { harness.core.handle(line, from: session) }
+    }
+
+    /// Every line the session was given so far (replies and events), as written.
+    func takeLines() -> [[UInt8]] {
+        var bytes: [UInt8] = []
+        while session.queuedBytes > 0 { session.write { chunk in bytes += chunk; return chunk.count } }
+        return framer.append(bytes[...]).compactMap { if case .line(let line) = $0 { line } else { nil } }
+    }
+
+    /// The next event already queued, in order; `timedOut` when there is none.
+    func nextEvent() throws -> Wire.ReceivedEvent {
+        take()
+        guard !events.isEmpty else { throw DaemonConnection.Failure.timedOut }
+        return events.removeFirst()
+    }
+
+    /// Reads what the session was given into replies and events.
+    private func take() {
+        _ = harness.core.publisher.settleLagging(session)
+        for line in takeLines() {
+            switch Wire.Incoming(line: line) {
+            case .reply(let reply)?: replies.append(reply)
+            case .event(let event)?: events.append(event)
+            case nil: XCTFail("not a reply nor an event: \(String(decoding: line, as: UTF8.self))")
+            }
+        }
+    }
+}
