@@ -38,29 +38,8 @@ extension Daemon {
             return core.reloadFailed(error)
         }
         Self.raiseDescriptorLimit(to: new.descriptorsNeeded)
-        let tree = feed.tree
         let changes = core.apply(new, roots: newRoots, polled: Self.polledRoots(newRoots, configuration: new, log: core.log))
-        feed.setLimits(new.tableLimits)
-        let exclusions = core.catalog.exclusions
-        tree.setExclusion { exclusions.excludes($0) }
-        tree.setLinkPolicy(core.catalog.links)
-        // Every root is polled or watched by the new rules (statfs asked again): a kept root
-        // that changes over is walked anew (its tables stay; only real differences are published).
-        for root in changes.switched { tree.removeRoot(root) }
-        tree.setPolledRoots(core.polledRoots.keys.map(\.string))
-        for root in changes.gone { tree.removeRoot(root) }
-        var listed: [String] = []
-        for root in changes.added + changes.switched {
-            do {
-                listed += try tree.addRoot(root)
-                core.log.info("reload: watching \(root)")
-            } catch {
-                core.log.error("reload: cannot watch \(root): \(error.description)")
-            }
-        }
-        listed += tree.rewalk()
-        feed.read(core.pathsToReadAfterReload(listed: listed), into: core, at: .now)
-        core.treeChanged(feed.status)
+        feed.follow(changes, of: core)
         core.log.info("reloaded: watching \(core.roots.joined(separator: ", ")): \(core.catalog.bundleCount) bundles, "
                       + "\(core.catalog.served.count) tables")
     }

@@ -115,6 +115,35 @@ final class TreeFeed {
         core.treeChanged(status, at: now)
     }
 
+    /// Makes the tree follow a reload the core applied (`DaemonCore.apply`):
+    /// the new exclusions, links and polled roots; roots dropped, added, or
+    /// switched between polled and watched (walked anew); then every root
+    /// walked again and every table file read, so what is served equals a
+    /// fresh start.
+    func follow(_ changes: DaemonCore.RootChanges, of core: DaemonCore, at now: ContinuousClock.Instant = .now) {
+        setLimits(core.configuration.tableLimits)
+        let exclusions = core.catalog.exclusions
+        tree.setExclusion { exclusions.excludes($0) }
+        tree.setLinkPolicy(core.catalog.links)
+        // Every root is polled or watched by the new rules (statfs asked again): a kept root
+        // that changes over is walked anew (its tables stay; only real differences are published).
+        for root in changes.switched { tree.removeRoot(root) }
+        tree.setPolledRoots(core.polledRoots.keys.map(\.string))
+        for root in changes.gone { tree.removeRoot(root) }
+        var listed: [String] = []
+        for root in changes.added + changes.switched {
+            do {
+                listed += try tree.addRoot(root)
+                core.log.info("reload: watching \(root)")
+            } catch {
+                core.log.error("reload: cannot watch \(root): \(error.description)")
+            }
+        }
+        listed += tree.rewalk()
+        read(core.pathsToReadAfterReload(listed: listed), into: core, at: now)
+        core.treeChanged(status, at: now)
+    }
+
     /// Drops a marker for each `sync` the core was asked for.
     func dropMarkers(for core: DaemonCore) {
         let syncs = core.takeSyncRequests()

@@ -1,4 +1,5 @@
 import Foundation
+import LprojCatalog
 import LprojClient
 import LprojProtocol
 import LprojTables
@@ -81,6 +82,15 @@ final class CoreHarness {
             }
             core.endTurn()
         }
+    }
+
+    /// A reload with `configure` applied to the configuration (roots as
+    /// given, tidied): the core applies it and the tree follows, as SIGHUP does.
+    func reload(_ configure: (inout Configuration) -> Void) {
+        var configuration = core.configuration
+        configure(&configuration)
+        let changes = core.apply(configuration, roots: configuration.roots.map(PathText.tidy), polled: [:])
+        feed.follow(changes, of: core, at: now)
     }
 
     private static func isReadable(_ descriptor: Int32, milliseconds: Int32) -> Bool {
