@@ -109,7 +109,8 @@ public struct BundleCheck: Sendable {
             guard table != nil, comparesKeys, let development, reference?[key] != nil else { return [] }
             return [Diagnostic(file: files.tableFile, line: 0, column: 0, severity: .warning,
                                message: "\"\(key)\" is not translated into \(localization): \(development)'s text shows",
-                               hint: "add it to \(localization).lproj/\(name)")]
+                               hint: files.tableFile.hasSuffix(".xcstrings") ? "add its \(localization) translation to \(name).xcstrings"
+                                   : "add it to \(localization).lproj/\(name)")]
         }
         var found: [Diagnostic] = []
         func report(_ severity: Diagnostic.Severity, _ message: String, hint: String? = nil) {
@@ -129,10 +130,11 @@ public struct BundleCheck: Sendable {
                 let forms = Set(rule.keys)
                 let named = variable.map { "variable \($0) of \"\(key)\"" } ?? "\"\(key)\""
                 if !forms.contains("other") {
-                    report(.error, "the plural rule of \(named) has no \"other\" form", hint: "Apple requires one; every number without a form of its own gets it")
+                    // A warning, as lint says it: an error would make the table unusable, and Foundation still serves it.
+                    report(.warning, "the plural rule of \(named) has no \"other\" form", hint: "Apple requires one; every number without a form of its own gets it")
                 }
                 guard let categories else { continue }
-                let language = LanguageTag(localization)?.identifier ?? localization
+                let language = Self.languageInWords(localization)
                 let needed = categories.filter { !forms.contains($0) && $0 != "other" }.sorted { Self.order($0) < Self.order($1) }
                 if !needed.isEmpty {
                     report(.warning, "the plural rule of \(named) lacks \(Self.list(needed)), which \(language) needs "
@@ -210,8 +212,15 @@ public struct BundleCheck: Sendable {
         for position in Set(original.uses.keys).union(translated.uses.keys).sorted() {
             let before = original.uses[position] ?? [], after = translated.uses[position] ?? []
             guard let first = before.first else {
-                problems.append(Problem(severity: .error, message: "reads argument \(position) (\(after[0].written)), which \(development) never passes",
-                                        hint: "the app passes only the arguments \(development)'s text reads"))
+                // A development text that reads no argument at all is most likely never formatted ("100% sure"): then a `%` is prose too.
+                if original.isEmpty {
+                    problems.append(Problem(severity: .warning, message: "reads argument \(position) (\(after[0].written)), which \(development) never "
+                                                + "passes; \(development)'s text reads no argument, so the app most likely never formats it",
+                                            hint: "if the % is meant as text, it shows as written only while the string is not formatted; %% is safe either way"))
+                } else {
+                    problems.append(Problem(severity: .error, message: "reads argument \(position) (\(after[0].written)), which \(development) never passes",
+                                            hint: "the app passes only the arguments \(development)'s text reads"))
+                }
                 continue
             }
             guard let use = after.first(where: { $0.kind != first.kind }) ?? after.first else {
@@ -229,6 +238,13 @@ public struct BundleCheck: Sendable {
             }
         }
         return problems
+    }
+
+    /// A localization's language in words with its code, for messages: `Belarusian (be)`.
+    static func languageInWords(_ localization: String) -> String {
+        let code = LanguageTag(localization)?.identifier ?? localization
+        guard let name = Locale(identifier: "en_US").localizedString(forIdentifier: code), name != code else { return code }
+        return "\(name) (\(code))"
     }
 
     /// The CLDR plural categories of a localization's language (nil for `Base` or a name ICU does not know).

@@ -27,6 +27,8 @@ extension LiveBundle {
         public let bundlePath: String
         let formatter: StringFormatter
         let developmentFallback: Bool
+        /// The search list for resources: `Base` before the development localization even when it holds no table.
+        private let resourceList: [String]
         /// For each table name, the table the search list finds (Apple's
         /// rule: the first localization that has the table answers).
         private let resolved: [String: Table]
@@ -49,6 +51,11 @@ extension LiveBundle {
             resolved = found
             localizable = found["Localizable"]
             fallback = developmentFallback ? (development.flatMap { tables[$0] } ?? [:]) : [:]
+            var resources = searchList
+            if !resources.contains("Base") {
+                resources.insert("Base", at: development.flatMap { resources.firstIndex(of: $0) } ?? resources.endIndex)
+            }
+            resourceList = resources
         }
 
         /// The text of `key` in `table` (nil: `Localizable`) as Apple's bundles
@@ -83,7 +90,8 @@ extension LiveBundle {
         public func url(forResource name: String, withExtension ext: String?, subdirectory: String? = nil) -> URL? {
             let file = ext.flatMap { $0.isEmpty ? nil : name + "." + $0 } ?? name
             let relative = subdirectory.flatMap { $0.isEmpty ? nil : $0 + "/" + file } ?? file
-            for directory in searchList.map({ bundlePath + "/" + $0 + ".lproj/" }) + [bundlePath + "/"] {
+            // `Base.lproj` is looked in even when it holds only resources (no table lists it among the localizations).
+            for directory in resourceList.map({ bundlePath + "/" + $0 + ".lproj/" }) + [bundlePath + "/"] {
                 var info = stat()
                 let path = directory + relative
                 if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG { return URL(fileURLWithPath: path) }

@@ -56,5 +56,8 @@ final class FormatArgumentsTests: XCTestCase {
         XCTAssertEqual(try problems("%@", "%d"), [#"error: "k": reads argument 1 as an integer (%d), but en reads it as an object (%@)"#])
         XCTAssertEqual(try problems("%ld", "%d"), [#"warning: "k": reads argument 1 as %d, en as %ld"#])
         XCTAssertEqual(try problems("%@ and %@", "%@"), [#"warning: "k": leaves out argument 2 (%@ in en)"#])
+        // A development text that reads no argument is most likely never formatted: a `%` in a translation is a warning.
+        XCTAssertEqual(try problems("100% guaranteed", "100%-osan"),
+                       [#"warning: "k": reads argument 1 (%-o), which en never passes; en's text reads no argument, so the app most likely never formats it"#])
     }
 }

@@ -39,6 +39,18 @@ final class LiveBundleDaemonTests: XCTestCase {
 
     /// A view taken before a live save keeps its text (a request that
     /// started before the save finishes on the old text); the next view has the new.
+    /// A `Base.lproj` with resources and no table is searched for resources
+    /// (the daemon lists localizations by their tables, so Base is not among them).
+    func testABaseWithOnlyResourcesServesThem() throws {
+        try daemon.write("App/Base.lproj/Main.storyboard", "base")
+        let bundle = try make()
+        try awaitState(of: bundle) { bundle.isConnected }
+        XCTAssertFalse(bundle.current.searchList.contains("Base"))
+        let url = try XCTUnwrap(bundle.url(forResource: "Main", withExtension: "storyboard"))
+        XCTAssertEqual(try String(contentsOf: url, encoding: .utf8), "base")
+        XCTAssertEqual(bundle.localization(acceptLanguage: "zh-TW").url(forResource: "Main", withExtension: "storyboard"), url)
+    }
+
     func testAViewTakenBeforeASaveKeepsItsText() throws {
         let bundle = try make()
         try awaitState(of: bundle) { bundle.isConnected }

@@ -21,9 +21,9 @@ final class CheckTests: XCTestCase {
             // A variable read against its NSStringFormatValueTypeKey.
             #"en.lproj/Localizable.stringsdict:23:2: error: "bytes": variable bytes is an integer (NSStringFormatValueTypeKey d), but one of its forms reads it with %@, as an object"#,
             // Plural rules against CLDR (ICU).
-            #"ru.lproj/Localizable.stringsdict:21:2: error: the plural rule of variable bytes of "bytes" has no "other" form"#,
-            #"ru.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" lacks "few", "many", which ru needs (CLDR: one, few, many, other)"#,
-            #"en.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" has "few", which en never selects (CLDR: one, other)"#,
+            #"ru.lproj/Localizable.stringsdict:21:2: warning: the plural rule of variable bytes of "bytes" has no "other" form"#,
+            #"ru.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" lacks "few", "many", which Russian (ru) needs (CLDR: one, few, many, other)"#,
+            #"en.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" has "few", which English (en) never selects (CLDR: one, other)"#,
             // Keys.
             #"de.lproj/Localizable.strings: warning: "only_en" is not translated into de: en's text shows"#,
             #"de.lproj/Localizable.strings:5:1: warning: "extra" is in de but not in en, the development localization"#,
@@ -38,11 +38,24 @@ final class CheckTests: XCTestCase {
         for line in expected {
             XCTAssertTrue(lines.contains { $0.hasPrefix(line) }, "missing: \(line)\nin:\n\(result.stdout)")
         }
-        // Each problem once: the parser's own "no other form" warning gives way to the check's error.
+        // Each problem once: the parser's own "no other form" warning gives way to the check's (a warning too: one severity for one rule).
         XCTAssertEqual(lines.count { $0.contains("has no \"other\" form") }, 1, result.stdout)
         XCTAssertFalse(lines.contains { $0.contains("\"same\"") }, "identical values only with --info")
         XCTAssertFalse(lines.contains { $0.contains("\"pair\"") }, "%2$d und %1$@ reorders en's %1$@ and %2$d: fine")
-        XCTAssertTrue(result.stderr.hasPrefix("4 errors, "), result.stderr)
+        XCTAssertTrue(result.stderr.hasPrefix("3 errors, "), result.stderr)
+    }
+
+    /// A String Catalog's missing translation is added to the catalog, not to a `.lproj` table.
+    func testAHintForACatalogNamesTheCatalog() throws {
+        let bundle = NSTemporaryDirectory() + "check-catalog-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: bundle) }
+        let catalog = #"{"sourceLanguage":"en","version":"1.0","strings":{"a":{"localizations":{"en":{"stringUnit":{"state":"translated","value":"A"}},"#
+            + #""fr":{"stringUnit":{"state":"translated","value":"Afr"}}}},"b":{"localizations":{"en":{"stringUnit":{"state":"translated","value":"B"}}}}}}"#
+        try Data(catalog.utf8).write(to: URL(fileURLWithPath: bundle + "/Localizable.xcstrings"))
+        let result = try runCommand("lprojctl", ["check", bundle])
+        XCTAssertEqual(result.stdout, "\(bundle)/Localizable.xcstrings: warning: \"b\" is not translated into fr: en's text shows "
+                       + "(add its fr translation to Localizable.xcstrings)\n")
     }
 
     func testInfoReportsIdenticalValuesAndJSONCarriesTheSame() throws {
