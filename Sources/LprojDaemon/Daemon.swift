@@ -30,26 +30,26 @@ public final class Daemon {
     let service = ServiceManager()
     var clients: [Int32: ClientConnection] = [:]
     let feed: TreeFeed
-    private let listener: Listener
-    private let poller: Int32
+    let listener: Listener
+    let poller: Int32
     private let signals: Int32
     private let timer: Int32
     /// When the timer is set to fire (nil: disarmed).
     private var timerDeadline: ContinuousClock.Instant?
     private var stopping = false
     /// Connections by their session (the core names sessions, not descriptors).
-    private var bySession: [Int: Int32] = [:]
+    var bySession: [Int: Int32] = [:]
     /// Connections refused (access, limits), kept until their peer closes.
-    private var refused = Set<Int32>()
+    var refused = Set<Int32>()
     /// Connections that have not sent a complete request yet, oldest first
     /// (each is closed when `[Limits] FirstRequestTimeout=` passes).
-    private var awaitingFirstRequest: [(descriptor: Int32, connected: ContinuousClock.Instant)] = []
-    private var awaitingStart = 0
+    var awaitingFirstRequest: [(descriptor: Int32, connected: ContinuousClock.Instant)] = []
+    var awaitingStart = 0
     /// A descriptor held in reserve: with none left to accept with, it is
     /// closed so that the waiting connection can be told `busy` and closed.
-    private var spareDescriptor: Int32 = -1
+    var spareDescriptor: Int32 = -1
     /// The listening socket is out of the loop: no descriptor, not even the spare, was left to refuse with.
-    private var acceptPaused = false
+    var acceptPaused = false
 
     /// Blocks the signals the loop reads from a signalfd. Call it first in
     /// `main`, before any thread starts, so every thread inherits the mask.
@@ -247,138 +247,6 @@ public final class Daemon {
         lproj_timer_arm(timer, max(1, nanoseconds))
     }
 
-    private func acceptClients() {
-        while true {
-            let descriptor = lproj_accept(listener.descriptor)
-            if descriptor < 0 {
-                if errno == EINTR { continue }
-                if errno == EMFILE || errno == ENFILE { return refuseForWantOfDescriptors() }
-                if errno != EAGAIN && errno != EWOULDBLOCK { core.log.warning("accept: \(String(cString: strerror(errno)))") }
-                return
-            }
-            core.note(nil, for: "clients", over: "file descriptors are available again: connections are accepted")
-            guard let peer = PeerCredentials(socket: descriptor) else {
-                close(descriptor)
-                continue
-            }
-            let session: Session
-            switch core.admit(peer) {
-            case .failure(let refusal):
-                refuse(descriptor, with: refusal)
-                continue
-            case .success(let admitted):
-                session = admitted
-            }
-            let client = ClientConnection(descriptor: descriptor, session: session, maximumLineLength: core.configuration.maximumRequestBytes)
-            clients[descriptor] = client
-            bySession[session.id] = descriptor
-            awaitingFirstRequest.append((descriptor, client.connected))
-            add(descriptor, events: client.interest)
-            core.log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")
-        }
-    }
-
-    /// No descriptor is left to accept with: the spare one is given up to
-    /// accept each waiting connection, tell it `busy` and close it, then
-    /// taken back — so clients hear why, and the loop does not spin on a
-    /// listening socket it cannot empty. Said once until accepting works again.
-    private func refuseForWantOfDescriptors() {
-        var limits = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
-        let reason = "out of file descriptors (this process may open \(limits.rlim_cur): raise LimitNOFILE= in the unit or ulimit -n, "
-            + "or lower [Limits] MaxClients=\(core.configuration.maximumClients)): new connections are refused with busy"
-        core.note(reason, for: "clients", over: "file descriptors are available again: connections are accepted")
-        let line = Wire.failure(ProtocolError(.busy, "the daemon is out of file descriptors; try again later"), to: nil)
-        while spareDescriptor >= 0 {
-            close(spareDescriptor)
-            spareDescriptor = -1
-            let descriptor = lproj_accept(listener.descriptor)
-            let failure = errno
-            if descriptor >= 0 {
-                core.counters["connections-refused", default: 0] += 1
-                _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                shutdown(descriptor, Int32(SHUT_WR))
-                close(descriptor)
-            }
-            spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            if descriptor < 0, failure == EAGAIN || failure == EWOULDBLOCK { return }
-        }
-        // Not even the spare: stop listening until a connection closes.
-        lproj_epoll_remove(poller, listener.descriptor)
-        acceptPaused = true
-    }
-
-    /// Listens again once a descriptor is free (a connection closed).
-    private func resumeAccepting() {
-        if spareDescriptor < 0 { spareDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC) }
-        guard acceptPaused else { return }
-        acceptPaused = false
-        add(listener.descriptor, events: interestIn)
-    }
-
-    /// Closes the connections that sent no complete request within `FirstRequestTimeout=` of connecting.
-    private func closeSilentConnections(at now: ContinuousClock.Instant) {
-        while awaitingStart < awaitingFirstRequest.count {
-            let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
-            if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
-                guard connected + core.configuration.firstRequestTimeout <= now else { break }
-                core.counters["connections-timed-out", default: 0] += 1
-                core.publisher.send(Wire.failure(ProtocolError(.limit,
-                    "no complete request within \(Configuration.milliseconds(core.configuration.firstRequestTimeout)) ms of connecting "
-                    + "([Limits] FirstRequestTimeout); closing"), to: nil), to: client.session)
-                _ = client.flush()
-                core.log.info("closed a connection from pid \(client.session.peer.pid) (uid \(client.session.peer.uid)): no request within the first-request timeout")
-                disconnect(client, reason: "no first request")
-            }
-            awaitingStart += 1
-        }
-        if awaitingStart > 64, awaitingStart * 2 > awaitingFirstRequest.count {
-            awaitingFirstRequest.removeFirst(awaitingStart)
-            awaitingStart = 0
-        }
-    }
-
-    /// When the oldest connection still waiting for its first request is
-    /// closed (those that sent one, or went, are passed over for good).
-    private func nextFirstRequestDeadline() -> ContinuousClock.Instant? {
-        while awaitingStart < awaitingFirstRequest.count {
-            let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
-            if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
-                return connected + core.configuration.firstRequestTimeout
-            }
-            awaitingStart += 1
-        }
-        awaitingFirstRequest.removeAll(keepingCapacity: true)
-        awaitingStart = 0
-        return nil
-    }
-
-    /// Says why, then waits for the peer to close before closing: closing
-    /// with its first request unread would reset the connection and lose the
-    /// reason. At most 64 refused connections linger; more are closed at once.
-    private func refuse(_ descriptor: Int32, with refusal: ProtocolError) {
-        let line = Wire.failure(refusal, to: nil)
-        _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        shutdown(descriptor, Int32(SHUT_WR))
-        guard refused.count < 64 else {
-            close(descriptor)
-            return
-        }
-        refused.insert(descriptor)
-        add(descriptor, events: interestIn | interestPeerClosed)
-    }
-
-    /// Reads and drops what a refused peer sends, until it closes.
-    private func drainRefused(_ descriptor: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-        if count > 0 || (count < 0 && (errno == EAGAIN || errno == EINTR)) { return }
-        lproj_epoll_remove(poller, descriptor)
-        close(descriptor)
-        refused.remove(descriptor)
-        resumeAccepting()
-    }
-
     /// Reads what a client sent and answers it; writes what it is owed.
     private func service(_ client: ClientConnection, events: UInt32) {
         if events & interestOut != 0 { flush(client) }
@@ -417,7 +285,7 @@ public final class Daemon {
 
     /// Writes what `client` is owed; pauses reading from it while its queue
     /// is full and resumes when it drains; settles lagging subscriptions.
-    private func flush(_ client: ClientConnection) {
+    func flush(_ client: ClientConnection) {
         guard client.flush() else { return disconnect(client, reason: "write failed") }
         let owed = core.publisher.settleLagging(client.session)
         for subscription in owed {
@@ -434,7 +302,7 @@ public final class Daemon {
         }
     }
 
-    private func disconnect(_ client: ClientConnection, reason: String?) {
+    func disconnect(_ client: ClientConnection, reason: String?) {
         lproj_epoll_remove(poller, client.descriptor)
         close(client.descriptor)
         clients[client.descriptor] = nil
@@ -463,7 +331,7 @@ public final class Daemon {
         core.log.info("stopped")
     }
 
-    private func add(_ descriptor: Int32, events: UInt32) {
+    func add(_ descriptor: Int32, events: UInt32) {
         lproj_epoll_control(poller, descriptor, events, 1)
     }
 

@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CInotifyTools
+import Foundation
+import LprojTables
+
+/// Roots that go away and come back: their watches forgotten, the parent watched for their return, a root dropped.
+extension WatchLoop {
+    /// Stops watching a root and what is under it.
+    func removeRoot(_ root: String) {
+        roots.removeAll { $0.hasSameBytes(as: root) }
+        for (watch, links) in linkWatches {
+            let kept = links.filter { !$0.root.hasSameBytes(as: root) }
+            linkWatches[watch] = kept.isEmpty ? nil : kept
+        }
+        unwatchTree(root, removingFromKernel: true)
+        if let parent = missingRoots.removeValue(forKey: ExactName(root)) { releaseParentWatch(parent) }
+    }
+
+    /// Forgets the watches on `path` and below; a directory moved away still
+    /// has kernel watches, which are removed.
+    func unwatchTree(_ path: String, removingFromKernel: Bool) {
+        for (key, _) in unwatched where key.isWithin(path) { unwatched[key] = nil }
+        for (key, watch) in watched where key.isWithin(path) {
+            release(watch, of: String(key.string.dropLast()), removingFromKernel: removingFromKernel)
+            watched[key] = nil
+        }
+        // The links met under it (not a link at `path` itself: its caller decides).
+        for (key, resolution) in linksSeen where key.isWithin(path) && !key.matches(path) {
+            linksSeen[key] = nil
+            skippedTargets[key] = nil
+            if case .file(let target) = resolution {
+                fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: key.string) }
+                if fileLinks[ExactName(target)]?.isEmpty == true { fileLinks[ExactName(target)] = nil }
+            }
+        }
+    }
+
+    /// Stops watching a root's parent once no missing root needs it (unless
+    /// it is itself a watched directory).
+    func releaseParentWatch(_ directory: String) {
+        let key = directory + "/"
+        guard watched[ExactName(key)] == nil, !missingRoots.values.contains(where: { $0.hasSameBytes(as: directory) }),
+              let watch = parentWatches.removeValue(forKey: ExactName(directory)) else { return }
+        removeWatch(watch)
+    }
+
+    /// A root went away: forget its watches and watch its nearest existing
+    /// ancestor for its return.
+    func rootGone(_ root: String, movedAway: Bool, into events: inout [FileEvent]) {
+        // A moved tree keeps its kernel watches (they would follow it); a deleted one has none left.
+        unwatchTree(root, removingFromKernel: movedAway)
+        events.append(.directoryGone(root))
+        var ancestor = (root as NSString).deletingLastPathComponent
+        while !ancestor.isEmpty, access(ancestor, F_OK) != 0 { ancestor = (ancestor as NSString).deletingLastPathComponent }
+        // Only the direct parent is watched for the name; a deeper loss waits for an overflow rescan.
+        let parent = (root as NSString).deletingLastPathComponent
+        if ancestor == parent, watched[ExactName(parent + "/")] == nil, parentWatches[ExactName(parent)] == nil {
+            parentWatches[ExactName(parent)] = addWatch(parent, mask: Int32(IN_CREATE | IN_MOVED_TO))
+        }
+        missingRoots[ExactName(root)] = parent
+    }
+}
