@@ -8,6 +8,7 @@ SWIFTC ?= $(dir $(SWIFT))swiftc
 PACKAGES := $(shell grep -v '^\#' debian-packages.txt)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_RUNS ?= 1000000
+FUZZ_PROTOCOL_RUNS ?= 10000000
 FUZZ_SECONDS ?= 0
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
@@ -77,7 +78,8 @@ demo: build
 	@Examples/demo.sh $(BIN_DEBUG)
 
 ## fuzz: libFuzzer over the three parsers (FUZZ_RUNS executions, seeded from the
-## corpus), then every input it kept replayed once with leak detection on.
+## corpus) and over the daemon's request handling (FUZZ_PROTOCOL_RUNS), then
+## every input each kept replayed once with leak detection on.
 FUZZ_ASAN := ASAN_OPTIONS=malloc_context_size=0:quarantine_size_mb=16
 FUZZ_LSAN := LSAN_OPTIONS=suppressions=Fuzz/lsan.supp
 fuzz: deps
@@ -102,6 +104,17 @@ fuzz: deps
 	@# (with allocation stacks: LeakSanitizer reports nothing without them).
 	$(FUZZ_LSAN) .build/fuzz/fuzz-tables -runs=0 -detect_leaks=1 -artifact_prefix=fuzz-artifacts/ \
 	  .build/fuzz/work .build/fuzz/seeds
+	@# The protocol: request lines into an in-process DaemonCore (Fuzz/Protocol, a target only LPROJ_FUZZ adds),
+	@# seeded from Fuzz/protocol-seeds; every input it kept is then replayed with leak detection on.
+	LPROJ_FUZZ=1 $(SWIFT) build -c release --build-path .build/fuzz-protocol --product lprojd-fuzz-protocol \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing 2>&1 \
+	  | { grep -v 'Cannot export local symbol' || true; }
+	mkdir -p .build/fuzz/protocol-work
+	$(FUZZ_ASAN) .build/fuzz-protocol/release/lprojd-fuzz-protocol -runs=$(FUZZ_PROTOCOL_RUNS) -max_total_time=$(FUZZ_SECONDS) \
+	  -max_len=4096 -timeout=10 -detect_leaks=0 -artifact_prefix=fuzz-artifacts/ -print_final_stats=1 \
+	  .build/fuzz/protocol-work Fuzz/protocol-seeds
+	$(FUZZ_LSAN) .build/fuzz-protocol/release/lprojd-fuzz-protocol -runs=0 -detect_leaks=1 -artifact_prefix=fuzz-artifacts/ \
+	  .build/fuzz/protocol-work Fuzz/protocol-seeds
 
 ## bench: every benchmark, each beside its peer (docs/BENCHMARKS.md).
 bench: release

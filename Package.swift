@@ -64,3 +64,10 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The protocol fuzzer (`make fuzz`): a libFuzzer entry point over the daemon's core, built only when asked for
+// (it has no `main` of its own: libFuzzer brings one).
+if Context.environment["LPROJ_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "lprojd-fuzz-protocol", dependencies: ["LprojDaemon", "LprojProtocol", "LprojTables"],
+                                             path: "Fuzz/Protocol"))
+}
