@@ -19,9 +19,8 @@ public struct BundleLookup: Sendable {
         // A pseudolanguage asked for by name is derived from the development table, the one table the lookup reads.
         let pseudolanguages = development.map { bundle.tables[$0] != nil } == true
             ? preferences.compactMap(Pseudolanguage.init(tag:)).filter { bundle.tables[$0.rawValue] == nil } : []
-        let available = bundle.localizations + pseudolanguages.map(\.rawValue)
-        let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development)
-        searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
+        searchList = SearchPlan(preferences: preferences, available: bundle.localizations + pseudolanguages.map(\.rawValue),
+                                development: development).searchList
         self.development = development
         resolution = Resolver.resolve(key: key, table: table, defaultValue: defaultValue, searchList: searchList,
                                       development: development, developmentFallback: developmentFallback) { name, localization in

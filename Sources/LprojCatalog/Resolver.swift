@@ -25,7 +25,7 @@ public struct Resolution: Hashable, Sendable {
     public var table: String
     /// The entry found; nil when the result is the default value or the key.
     public var entry: Entry?
-    /// The text to show when the entry is plain, or the fallback text.
+    /// The text to show: a plain entry's, a rule's `other` form unformatted (`Resolver.shown`), or the fallback text.
     public var text: String
     public var source: Source
     public var steps: [Step]
@@ -69,7 +69,7 @@ public enum Resolver {
             answered = true
             if let entry = found[key] {
                 steps.append(.init(localization: localization, table: tableName, found: true))
-                return Resolution(key: key, table: tableName, entry: entry, text: entry.text ?? key,
+                return Resolution(key: key, table: tableName, entry: entry, text: shown(entry, in: localization),
                                   source: .table(localization: localization), steps: steps)
             }
             steps.append(.init(localization: localization, table: tableName, found: false))
@@ -80,7 +80,7 @@ public enum Resolver {
             let entry = found[key]
             steps.append(.init(localization: development, table: tableName, found: entry != nil))
             if let entry {
-                return Resolution(key: key, table: tableName, entry: entry, text: entry.text ?? key,
+                return Resolution(key: key, table: tableName, entry: entry, text: shown(entry, in: development),
                                   source: .developmentFallback(localization: development), steps: steps)
             }
         }
@@ -88,5 +88,12 @@ public enum Resolver {
             return Resolution(key: key, table: tableName, entry: nil, text: defaultValue, source: .defaultValue, steps: steps)
         }
         return Resolution(key: key, table: tableName, entry: nil, text: key, source: .key, steps: steps)
+    }
+
+    /// An entry's text shown without arguments: a plain string as it is, a rule (plural, device) as its `other`
+    /// form, variables substituted and specifiers left in place — what a view's `localizedString(forKey:)` gives.
+    static func shown(_ entry: Entry, in localization: String) -> String {
+        if let text = entry.text { return text }
+        return StringFormatter(language: LanguageTag(localization)?.identifier ?? "en").string(for: entry, arguments: [])
     }
 }

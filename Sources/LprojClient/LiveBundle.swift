@@ -58,6 +58,17 @@ public final class LiveBundle: Sendable {
         public var language: String?
     }
 
+    /// The misses of a bundle, recorded by every view of it (the active one and each request's).
+    final class MissLog: Sendable {
+        private let counts = Mutex<[Miss: Int]>([:])
+
+        func record(key: String, table: String, language: String?) {
+            counts.withLock { $0[Miss(key: key, table: table, language: language), default: 0] += 1 }
+        }
+
+        var all: [Miss: Int] { counts.withLock { $0 } }
+    }
+
     /// Layout direction of a language.
     public enum LayoutDirection: Sendable {
         case leftToRight
@@ -102,8 +113,8 @@ public final class LiveBundle: Sendable {
         core = LiveCore(snapshot: LiveSnapshot(tables: bundle.tables, selection: choice.load(),
                                                systemPreferences: SystemLanguages.preferences(environment: environment),
                                                development: options.development, developmentFallback: options.developmentFallback,
-                                               bundlePath: canonical),
-                        choice: choice, environment: environment, recordsMisses: options.recordsMisses)
+                                               bundlePath: canonical, misses: options.recordsMisses ? MissLog() : nil),
+                        choice: choice, environment: environment)
         if options.connects {
             connection = LiveConnection(core: core, bundle: canonical, app: app, socketPath: options.socketPath)
             connection?.start()
@@ -178,12 +189,7 @@ public final class LiveBundle: Sendable {
     /// plural rules chosen by the arguments, positional and `%#@var@`
     /// substitutions, numbers written for the language.
     public func localizedString(format key: String, table: String? = nil, _ arguments: any CVarArg...) -> String {
-        let view = current
-        let tableName = Localization.tableName(table)
-        if view.entry(forKey: key, table: tableName) == nil {
-            core.recordMiss(key: key, table: tableName ?? "Localizable", language: view.language)
-        }
-        return view.localizedString(format: key, table: table, arguments: arguments)
+        current.localizedString(format: key, table: table, arguments: arguments)
     }
 
     /// Selects `language` (a tag) for the app, or `"system"` to follow the
@@ -251,7 +257,7 @@ public final class LiveBundle: Sendable {
     }
 
     /// Keys looked up and missed, with how often (when `recordsMisses` is on).
-    public var misses: [Miss: Int] { core.misses.withLock { $0 } }
+    public var misses: [Miss: Int] { core.snapshot.misses?.all ?? [:] }
 
     /// Stops following the daemon (the last state stays served). Also done when the bundle is released.
     public func close() {

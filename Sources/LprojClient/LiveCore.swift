@@ -20,22 +20,19 @@ final class LiveCore: Sendable {
 
     private let current: Mutex<Current>
     private let observers = ObserverList<LiveBundle.Change>()
-    let misses = Mutex<[LiveBundle.Miss: Int]>([:])
     let connected = Mutex(false)
     private let connectionObservers = ObserverList<Bool>()
     let notificationObject = Mutex<WeakBox?>(nil)
     private let foundation = Mutex<Bundle?>(nil)
     let choice: LanguageChoice
     let environment: [String: String]
-    let recordsMisses: Bool
     /// Serialises swaps (the connection thread and `setLanguage` callers), not reads.
     private let swapping = Mutex(())
 
-    init(snapshot: LiveSnapshot, choice: LanguageChoice, environment: [String: String], recordsMisses: Bool) {
+    init(snapshot: LiveSnapshot, choice: LanguageChoice, environment: [String: String]) {
         current = Mutex(Current(snapshot: snapshot))
         self.choice = choice
         self.environment = environment
-        self.recordsMisses = recordsMisses
     }
 
     /// The snapshot to read: a reference taken under the lock, read without it.
@@ -126,20 +123,7 @@ final class LiveCore: Sendable {
     /// A lookup as `Bundle.localizedString(forKey:value:table:)` answers it.
     @inline(__always)
     func localizedString(forKey key: String, value: String?, table: String?) -> String {
-        let snapshot = self.snapshot
-        let tableName = LiveBundle.Localization.tableName(table)
-        if let entry = snapshot.entry(forKey: key, table: tableName) {
-            if let text = entry.text { return text }
-            return snapshot.formatter.string(for: entry, arguments: [])
-        }
-        recordMiss(key: key, table: tableName ?? "Localizable", language: snapshot.language)
-        if let value, !value.isEmpty { return value }
-        return key
-    }
-
-    func recordMiss(key: String, table: String, language: String?) {
-        guard recordsMisses else { return }
-        misses.withLock { $0[LiveBundle.Miss(key: key, table: table, language: language), default: 0] += 1 }
+        snapshot.active.localizedString(forKey: key, value: value, table: table)
     }
 
     func foundationBundle(path: String) -> Bundle {

@@ -17,6 +17,8 @@ final class LiveSnapshot: Sendable {
     let development: String?
     let developmentFallback: Bool
     let bundlePath: String
+    /// Where every view of this bundle records misses (nil: not recorded).
+    let misses: LiveBundle.MissLog?
     /// The view of the selected (or system) language.
     let active: LiveBundle.Localization
     /// The views made, by search list: headers that come to the same chain
@@ -26,7 +28,7 @@ final class LiveSnapshot: Sendable {
     static let viewLimit = 1024
 
     init(tables: [String: [String: Table]], selection: String?, systemPreferences: [String], development: String?,
-         developmentFallback: Bool, bundlePath: String) {
+         developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog? = nil) {
         // Materialized once as they arrive: a snapshot made from this one's
         // tables (another selection, one table changed) reuses them.
         let tables = tables.mapValues { $0.mapValues { $0.materialized() } }
@@ -34,11 +36,12 @@ final class LiveSnapshot: Sendable {
         self.selection = selection
         self.developmentFallback = developmentFallback
         self.bundlePath = bundlePath
+        self.misses = misses
         preferences = selection.map { [$0] } ?? systemPreferences
         let development = development ?? BundleLookup.defaultDevelopment(available: Array(tables.keys))
         self.development = development
         active = Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
-                           developmentFallback: developmentFallback, bundlePath: bundlePath)
+                           developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
 
     var searchList: [String] { active.searchList }
@@ -48,13 +51,13 @@ final class LiveSnapshot: Sendable {
     /// The same tables with another selection.
     func selecting(_ selection: String?, systemPreferences: [String]) -> LiveSnapshot {
         LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
-                     developmentFallback: developmentFallback, bundlePath: bundlePath)
+                     developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
 
     /// The same selection with other tables.
     func replacing(tables: [String: [String: Table]], systemPreferences: [String]) -> LiveSnapshot {
         LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
-                     developmentFallback: developmentFallback, bundlePath: bundlePath)
+                     developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
 
     /// The entry for `key` in the active view (see `Localization.entry`).
@@ -67,13 +70,13 @@ final class LiveSnapshot: Sendable {
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
         let accepted = AcceptLanguage(header)
         return shared(Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, development: development,
-                                developmentFallback: developmentFallback, bundlePath: bundlePath))
+                                developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 
     /// The view a list of preferences asks for (made here; cached by `LiveCore`).
     func view(preferences: [String]) -> LiveBundle.Localization {
         shared(Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
-                         developmentFallback: developmentFallback, bundlePath: bundlePath))
+                         developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 
     /// The view already made for the same search list, else `made`.
@@ -88,15 +91,13 @@ final class LiveSnapshot: Sendable {
     }
 
     private static func view(of tables: [String: [String: Table]], preferences: [String], excluding: AcceptLanguage?, development: String?,
-                             developmentFallback: Bool, bundlePath: String) -> LiveBundle.Localization {
+                             developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog?) -> LiveBundle.Localization {
         // A pseudolanguage asked for by name is derived from the development tables of this snapshot: it follows every edit.
         let tables = Pseudolanguage.adding(for: preferences, to: tables, development: development)
-        let available = Array(tables.keys)
-        let chain = LanguageMatcher.match(preferences: preferences, available: available, development: development) {
+        let plan = SearchPlan(preferences: preferences, available: Array(tables.keys), development: development) {
             excluding?.excludes($0) ?? false
         }
-        let searchList = Resolver.searchList(chain: chain, development: development, hasBase: available.contains("Base"))
-        return LiveBundle.Localization(tables: tables, searchList: searchList, development: development,
-                                       developmentFallback: developmentFallback, bundlePath: bundlePath)
+        return LiveBundle.Localization(tables: tables, searchList: plan.searchList, development: development,
+                                       developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
 }

@@ -29,6 +29,8 @@ extension LiveBundle {
         let developmentFallback: Bool
         /// The search list for resources: `Base` before the development localization even when it holds no table.
         private let resourceList: [String]
+        /// Where misses are recorded (the bundle's, shared by all its views), nil when they are not.
+        let misses: MissLog?
         /// For each table name, the table the search list finds (Apple's
         /// rule: the first localization that has the table answers).
         private let resolved: [String: Table]
@@ -38,8 +40,10 @@ extension LiveBundle {
         private let localizable: Table?
 
         /// A view of `tables` (materialized) through `searchList`.
-        init(tables: [String: [String: Table]], searchList: [String], development: String?, developmentFallback: Bool, bundlePath: String) {
+        init(tables: [String: [String: Table]], searchList: [String], development: String?, developmentFallback: Bool, bundlePath: String,
+             misses: MissLog? = nil) {
             self.searchList = searchList
+            self.misses = misses
             self.bundlePath = bundlePath
             self.developmentFallback = developmentFallback
             language = searchList.first { $0 != "Base" } ?? searchList.first
@@ -67,6 +71,7 @@ extension LiveBundle {
                 if let text = entry.text { return text }
                 return formatter.string(for: entry, arguments: [])
             }
+            misses?.record(key: key, table: Self.tableName(table) ?? "Localizable", language: language)
             if let value, !value.isEmpty { return value }
             return key
         }
@@ -79,7 +84,10 @@ extension LiveBundle {
         }
 
         func localizedString(format key: String, table: String?, arguments: [any CVarArg]) -> String {
-            guard let entry = entry(forKey: key, table: Self.tableName(table)) else { return formatter.string(format: key, arguments: arguments) }
+            guard let entry = entry(forKey: key, table: Self.tableName(table)) else {
+                misses?.record(key: key, table: Self.tableName(table) ?? "Localizable", language: language)
+                return formatter.string(format: key, arguments: arguments)
+            }
             return formatter.string(for: entry, arguments: arguments)
         }
 

@@ -50,9 +50,8 @@ enum MatchCommand {
                           + "(\(SystemLanguages.origin(environment: ProcessInfo.processInfo.environment)))")
         }
         let development = arguments.value("development")
-        let chosen = LanguageMatcher.match(preferences: preferences, available: available, development: development)
         // The search list, as `get` shows it and bundles search it: the chain, then Base, then the development localization.
-        let searchList = Resolver.searchList(chain: chosen, development: development, hasBase: available.contains("Base"))
+        let searchList = SearchPlan(preferences: preferences, available: available, development: development).searchList
         guard !searchList.isEmpty else {
             Console.fail(program, preferences.isEmpty ? "no localization answers: give --prefer or --development"
                                                       : "no localization matches \(preferences.joined(separator: ","))", status: 1)

@@ -1,0 +1,85 @@
+import Foundation
+import LprojCatalog
+import LprojClient
+import LprojProtocol
+import LprojTables
+import XCTest
+@testable import LprojDaemon
+
+/// One lookup rule (`SearchPlan`, then the table resolved through it): the
+/// daemon's `lookup`, `lprojctl get`'s `BundleLookup` and a `LiveBundle`'s
+/// views give the same answer — search list, localization, text — for
+/// random preference lists over real apps' bundles from the shared corpus.
+/// And a request's view records its misses as the active view does.
+final class OneLookupRuleTests: XCTestCase {
+    private static let bundles = ["element-hq+element-x-ios/ElementX/Resources/Localizations", "sparkle-project+Sparkle/Sparkle",
+                                  "transmission+transmission/macosx"]
+    private static let tags = ["en", "en-GB", "en-AU", "en-IN", "en-CA", "de", "de-AT", "de-CH", "fr", "fr-CA", "fr-CH", "es", "es-MX",
+                               "es-AR", "es-CL", "pt", "pt-PT", "pt-BR", "pt-AO", "zh", "zh-TW", "zh-HK", "zh-Hans", "zh-Hant", "zh-Hant-MO",
+                               "ja", "ko", "ru", "uk", "be", "pl", "nb", "no", "nn", "sv", "it", "nl", "ar", "he", "iw", "fa", "tr",
+                               "xx", "en-XA", "sr-Latn", "hi", "id", "in", "ms"]
+
+    func testTheDaemonGetAndLiveBundleAnswerAlike() throws {
+        let corpus = try corpusURL()
+        var copied: [String: [String]] = [:]   // bundle in the harness's root → keys
+        let harness = try CoreHarness({ _ in }) { root in
+            for (index, relative) in Self.bundles.enumerated() {
+                let destination = root + "/B\(index)"
+                try FileManager.default.copyItem(atPath: corpus.appendingPathComponent(relative).path, toPath: destination)
+                let bundle = try LocalizedBundle.load(path: destination)
+                let keys = Set(bundle.tables.values.flatMap { $0.values.flatMap { $0.entries.keys } })
+                copied[destination] = keys.sorted().prefix(40) + ["no-such-key"]
+            }
+        }
+        let connection = try harness.connect()
+        var random = SplitMix64(seed: 0x1007)
+        var compared = 0
+        for (path, keys) in copied.sorted(by: { $0.key < $1.key }) {
+            let bundle = try LocalizedBundle.load(path: path)
+            var options = LiveBundle.Options()
+            options.connects = false
+            options.environment = ["LANG": "C"]
+            let live = try LiveBundle(path: path, options: options)
+            for _ in 0..<60 {
+                let preferences = (0..<(1 + random.next(3))).map { _ in Self.tags[random.next(Self.tags.count)] }
+                let view = live.localization(preferences: preferences)
+                for key in (0..<4).map({ _ in keys[random.next(keys.count)] }) {
+                    let table = ["Localizable", "Sparkle", "InfoPlist"][random.next(3)]
+                    let offline = BundleLookup(key: key, table: table, in: bundle, preferences: preferences)
+                    let daemon = try connection.send(Lookup(bundle: path, key: key, table: table, languages: preferences))
+                    let context = "\(path.split(separator: "/").last!) \(preferences) \(table)/\(key)"
+                    XCTAssertEqual(daemon.chain, offline.searchList, context)
+                    XCTAssertEqual(view.searchList, offline.searchList, context)
+                    XCTAssertEqual(daemon.text, offline.resolution.text, context)
+                    XCTAssertEqual(view.localizedString(forKey: key, value: nil, table: table), offline.resolution.text, context)
+                    XCTAssertEqual(daemon.localization, offline.localization, context)
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertEqual(compared, Self.bundles.count * 60 * 4)
+    }
+
+    func testARequestsViewRecordsItsMisses() throws {
+        let directory = NSTemporaryDirectory() + "misses-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory + "/en.lproj", withIntermediateDirectories: true)
+        try Data("\"a\" = \"A\";\n".utf8).write(to: URL(fileURLWithPath: directory + "/en.lproj/Localizable.strings"))
+        var options = LiveBundle.Options()
+        options.connects = false
+        options.recordsMisses = true
+        options.environment = ["LANG": "C"]
+        let live = try LiveBundle(path: directory, options: options)
+        _ = live.localization(acceptLanguage: "de-CH, en;q=0.5").localizedString(forKey: "missing", value: nil, table: nil)
+        _ = live.localization(preferences: ["fr"]).localizedString(format: "other", table: "Menu", 3)
+        _ = live.localizedString(forKey: "a", value: nil, table: nil)
+        let misses = live.misses.map { "\($0.key.table)/\($0.key.key) \($0.key.language ?? "-") ×\($0.value)" }.sorted()
+        XCTAssertEqual(misses, ["Localizable/missing en ×1", "Menu/other en ×1"])
+    }
+
+    private func corpusURL() throws -> URL {
+        if let path = ProcessInfo.processInfo.environment["LPROJ_CORPUS"] { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    }
+}
