@@ -123,7 +123,10 @@ final class LiveCore: Sendable {
     /// A lookup as `Bundle.localizedString(forKey:value:table:)` answers it.
     @inline(__always)
     func localizedString(forKey key: String, value: String?, table: String?) -> String {
-        snapshot.active.localizedString(forKey: key, value: value, table: table)
+        // The active view's rule (`Localization.localizedString`), its hit inlined here: the hot path of every app.
+        let snapshot = self.snapshot
+        if let entry = snapshot.entry(forKey: key, table: LiveBundle.Localization.tableName(table)), let text = entry.text { return text }
+        return snapshot.active.localizedString(forKey: key, value: value, table: table)
     }
 
     func foundationBundle(path: String) -> Bundle {

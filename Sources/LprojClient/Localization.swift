@@ -66,12 +66,18 @@ extension LiveBundle {
         /// resolve it; a missing key gives `value` when it is not empty, else
         /// the key — never an empty string. A rule (plural) gives its `other`
         /// form unformatted.
+        @inline(__always)
         public func localizedString(forKey key: String, value: String?, table: String?) -> String {
-            if let entry = entry(forKey: key, table: Self.tableName(table)) {
-                if let text = entry.text { return text }
-                return formatter.string(for: entry, arguments: [])
-            }
-            misses?.record(key: key, table: Self.tableName(table) ?? "Localizable", language: language)
+            let tableName = Self.tableName(table)
+            if let entry = entry(forKey: key, table: tableName), let text = entry.text { return text }
+            return notPlain(key, value: value, table: tableName)
+        }
+
+        /// A rule's `other` form, or a miss (recorded): what `localizedString(forKey:)` gives when no plain text is found.
+        @inline(never)
+        private func notPlain(_ key: String, value: String?, table tableName: String?) -> String {
+            if let entry = entry(forKey: key, table: tableName) { return formatter.string(for: entry, arguments: []) }
+            misses?.record(key: key, table: tableName ?? "Localizable", language: language)
             if let value, !value.isEmpty { return value }
             return key
         }
