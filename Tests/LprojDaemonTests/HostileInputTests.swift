@@ -133,11 +133,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testOneUserCannotLockEveryoneOut() throws {
-        try requirement(getuid() == 0, "connecting as other users needs root (setpriv)")
-        let daemon = try DaemonProcess(config: "[Socket]\nMode=0666\n\n[Limits]\nMaxClients=20\nMaxClientsPerUser=10\nReservedClients=2\n")
-        chmod(daemon.directory, 0o755)
-        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
-        try daemon.start()
+        let daemon = try daemonOpenToOtherUsers(limits: "MaxClients=20\nMaxClientsPerUser=10\nReservedClients=2\n")
         // nobody holds 15 idle connections: 10 are kept, 5 hear of the per-user cap.
         let nobody = try UserConnections(uid: 65534, socket: daemon.socket, count: 15, mode: "idle")
         let nobodyRefusals = try nobody.lines(10)   // the reason, then the close, for each
@@ -159,11 +155,7 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testConnectionsThatSendNoCompleteRequestAreClosedAtTheirDeadline() throws {
-        try requirement(getuid() == 0, "connecting as another user needs root (setpriv)")
-        let daemon = try DaemonProcess(config: "[Socket]\nMode=0666\n\n[Limits]\nFirstRequestTimeout=300ms\n")
-        chmod(daemon.directory, 0o755)
-        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
-        try daemon.start()
+        let daemon = try daemonOpenToOtherUsers(limits: "FirstRequestTimeout=300ms\n")
         // A client that said hello first is never closed by the deadline.
         let talker = try daemon.subscriber()
         let idle = try UserConnections(uid: 65534, socket: daemon.socket, count: 5, mode: "idle")
@@ -179,6 +171,16 @@ final class HostileInputTests: XCTestCase {
         idle.finish()
         half.finish()
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+
+    /// A started daemon whose socket any user may open, with these `[Limits]` (connecting as other users needs root: setpriv).
+    private func daemonOpenToOtherUsers(limits: String) throws -> DaemonProcess {
+        try requirement(getuid() == 0, "connecting as other users needs root (setpriv)")
+        let daemon = try DaemonProcess(config: "[Socket]\nMode=0666\n\n[Limits]\n" + limits)
+        chmod(daemon.directory, 0o755)
+        try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
+        try daemon.start()
+        return daemon
     }
 
     func testABindMountInsideARootIsServedAfterAReload() throws {
