@@ -24,6 +24,9 @@ struct StringsTextParser {
     private var committed = 0
     /// When set, records every entry's key and offset instead of building a table.
     private var keyOffsets: [(key: String, offset: Int)]?
+    /// When set, records where every entry and comment lies (for editing
+    /// a file in place) instead of building a table.
+    private var layout: StringsTextLayout?
 
     /// Whether strings and comments must be checked for invalid UTF-8, and
     /// where the text starts in its file (for byte offsets in messages).
@@ -72,6 +75,19 @@ struct StringsTextParser {
         return parser.keyOffsets ?? []
     }
 
+    /// Where every entry and comment of `bytes` lies, in file order, with
+    /// the problems found (an editor refuses text with errors).
+    static func layout(of bytes: UnsafeBufferPointer<UInt8>) -> (layout: StringsTextLayout, problems: [Problem]) {
+        var parser = StringsTextParser(bytes: bytes)
+        parser.layout = StringsTextLayout()
+        parser.parse()
+        parser.layout!.closingBrace = parser.closingBrace
+        return (parser.layout!, parser.problems)
+    }
+
+    /// The offset of the `}` that closes a table written in braces.
+    private var closingBrace: Int?
+
     // MARK: - Entries
 
     private mutating func parseEntries(closingBraceAt open: Int?) {
@@ -81,6 +97,7 @@ struct StringsTextParser {
                 return
             }
             if open != nil, bytes[index] == .closeBrace {
+                closingBrace = index
                 index += 1
                 return
             }
@@ -104,6 +121,7 @@ struct StringsTextParser {
             }
             if separator == .semicolon {
                 index += 1
+                if layout != nil { layout!.entries.append(.init(key: pendingText(key), keyRange: keyStart..<keyEnd, valueRange: nil, end: index)) }
                 insert(key: key, value: key, at: keyStart)
                 continue
             }
@@ -122,8 +140,10 @@ struct StringsTextParser {
             let valueText = builder.text.count
             guard parseString(role: "value") else { continue }
             let valueEnd = index
+            let keyString = layout != nil ? pendingText(key) : ""
             insert(key: key, value: valueText..<builder.text.count, at: keyStart)
             expectSemicolon(valueStart: valueStart, valueEnd: valueEnd)
+            if layout != nil { layout!.entries.append(.init(key: keyString, keyRange: keyStart..<keyEnd, valueRange: valueStart..<valueEnd, end: index)) }
         }
     }
 
@@ -169,6 +189,7 @@ struct StringsTextParser {
             keyOffsets!.append((pendingText(key), offset))
             return
         }
+        if layout != nil { return }
         builder.add(key: key, value: value)
         committed = builder.text.count
     }
@@ -450,6 +471,7 @@ struct StringsTextParser {
                     index += 2
                     while index < count, !bytes[index].isLineBreak, !isUnicodeLineSeparator(at: index) { index += 1 }
                     if validatesUTF8 { validateComment(open..<index) }
+                    if layout != nil { layout!.comments.append(open..<index) }
                     continue
                 }
                 if next == .asterisk {
@@ -462,6 +484,7 @@ struct StringsTextParser {
                     }
                     index = close
                     if validatesUTF8 { validateComment(open..<close) }
+                    if layout != nil { layout!.comments.append(open..<close) }
                     continue
                 }
             }
