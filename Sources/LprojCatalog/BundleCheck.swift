@@ -353,6 +353,13 @@ public struct BundleCheck: Sendable {
         diagnostic.message.contains("has no \"other\" form")
     }
 
+    /// Whether a diagnostic stops an edit that brings it in (`TableWriter`):
+    /// every error, and a plural rule without `other` — a warning where a
+    /// table is read (Foundation still serves it), never to be written.
+    public static func refusesEdit(_ diagnostic: Diagnostic) -> Bool {
+        diagnostic.severity == .error || supersedes(diagnostic)
+    }
+
     private static func ordered(_ categories: [String]) -> String {
         categories.sorted { order($0) < order($1) }.joined(separator: ", ")
     }

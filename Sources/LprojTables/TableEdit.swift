@@ -31,14 +31,19 @@ public enum TableEdit: Hashable, Sendable {
     /// must hold exactly the change; anything else is refused, so a file is
     /// never written with another entry changed.
     public func apply(to bytes: [UInt8]?, format: TableFormat, path: String, language: String?, sourceLanguage: String = "en") throws(TableEditError) -> [UInt8] {
+        try applied(to: bytes, format: format, path: path, language: language, sourceLanguage: sourceLanguage).bytes
+    }
+
+    /// `apply`, with the new file as every reader parses it.
+    public func applied(to bytes: [UInt8]?, format: TableFormat, path: String, language: String?,
+                        sourceLanguage: String = "en") throws(TableEditError) -> (bytes: [UInt8], file: TableFile) {
         let output: [UInt8]
         switch format {
         case .strings: output = try applyToStrings(bytes, path: path)
         case .stringsdict: output = try applyToStringsDict(bytes, path: path)
         case .xcstrings: output = try applyToCatalog(bytes, path: path, language: language, sourceLanguage: sourceLanguage)
         }
-        try verify(old: bytes, new: output, format: format, path: path, language: language)
-        return output
+        return (output, try verify(old: bytes, new: output, format: format, path: path, language: language))
     }
 
     // MARK: - .strings
@@ -194,7 +199,7 @@ public enum TableEdit: Hashable, Sendable {
     // MARK: - Verification
 
     /// The new file must read without errors, and hold exactly this change.
-    private func verify(old: [UInt8]?, new: [UInt8], format: TableFormat, path: String, language: String?) throws(TableEditError) {
+    private func verify(old: [UInt8]?, new: [UInt8], format: TableFormat, path: String, language: String?) throws(TableEditError) -> TableFile {
         let after = TableFile(bytes: new, path: path, format: format)
         if let error = after.diagnostics.first(where: { $0.severity == .error }) {
             throw TableEditError(path: path, "the edit would leave the file unreadable (\(error.message)); nothing was written")
@@ -207,6 +212,7 @@ public enum TableEdit: Hashable, Sendable {
                 throw TableEditError(path: path, "the edit of \"\(key)\" would change other entries (\(format.rawValue) writer); nothing was written")
             }
         }
+        return after
     }
 
     private static func tables(_ contents: TableFile.Contents) -> [String: Table] {

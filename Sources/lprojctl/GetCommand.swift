@@ -29,7 +29,9 @@ enum GetCommand {
           --fallback          look a missing key up in the development localization
                               too (not with --live)
           --arg VALUE         a format argument (numbers as numbers); repeat in order
-          --json              print {"text", "source", "localization", "chain", "steps"}
+          --json              print {"text", "source", "localization", "chain", "steps", "version"}
+                              (version: the answering localization's table, for set --if-version;
+                              null with --live)
           --live              ask the running lprojd instead of reading the files
         \(LiveDaemon.socketHelp)
 
@@ -48,6 +50,8 @@ enum GetCommand {
         var chain: [String]
         var table: String
         var steps: [(localization: String, table: String, found: Bool)]
+        /// The version of the answering (else the best matching) localization's table, for `set --if-version`.
+        var version: String?
         var isMiss: Bool { source == "default" || source == "key" }
     }
 
@@ -101,6 +105,7 @@ enum GetCommand {
                 "text": text, "source": outcome.source, "localization": outcome.localization ?? NSNull(),
                 "chain": outcome.chain, "table": outcome.table,
                 "steps": outcome.steps.map { ["localization": $0.localization, "table": $0.table, "found": $0.found] as [String: Any] },
+                "version": outcome.version ?? NSNull(),
             ]
             Console.out(CanonicalJSON.text(object))
         } else {
@@ -128,9 +133,11 @@ enum GetCommand {
                                   development: arguments.value("development"), defaultValue: arguments.value("default"),
                                   developmentFallback: arguments.has("fallback"))
         let resolution = lookup.resolution
+        let versioned = lookup.localization ?? lookup.searchList.first
         return Outcome(text: resolution.text, entry: resolution.entry, source: lookup.sourceName, localization: lookup.localization,
                        formattingLanguage: lookup.formattingLanguage, chain: lookup.searchList, table: resolution.table,
-                       steps: resolution.steps.map { ($0.localization, $0.table, $0.found) })
+                       steps: resolution.steps.map { ($0.localization, $0.table, $0.found) },
+                       version: versioned.map { TableVersion.of(bundle.table(resolution.table, localization: $0)) })
     }
 
     private static func live(key: String, path: String, preferences: [String], arguments: Arguments) -> Outcome {

@@ -23,6 +23,12 @@ let help = """
       get KEY --bundle PATH [--language TAG]... [--table NAME] [--arg VALUE]...
                                          a key's text in a bundle, and how it was found
                                          (from the files on disk, or with --live from lprojd)
+      set KEY VALUE --bundle PATH --language TAG [--plural [VAR:]CATEGORY] [--if-version V]
+                                         change one translation, every other byte kept
+                                         (atomic, locked, refused when the checks fail)
+      rm KEY... --bundle PATH [--language TAG]
+                                         remove keys from one or every localization
+      mv OLD NEW --bundle PATH           rename a key in every localization
 
     Commands for a running lprojd (--socket PATH to choose it):
       status [--json]                    what the daemon is doing: roots, tables, clients, counters
@@ -45,5 +51,6 @@ let help = """
     """
 
 Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check": CheckCommand.run, "scan": ScanCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
+                                           "set": SetCommand.run, "rm": RemoveCommand.run, "mv": MoveCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
                                            "select": SelectCommand.run])

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LprojTables
+
+/// The lock of one table file, taken by every writer of lprojd's (the
+/// `lprojctl` edits, the studio): `flock` on the file itself, so two
+/// writers never both read the same content and each write it back.
+///
+/// A write replaces the file by a rename, so a lock taken on the file a
+/// rename has since replaced locks nothing: the lock is taken again until
+/// the path still names the locked file. A file not made yet is locked
+/// through its directory until it exists.
+struct TableFileLock: ~Copyable {
+    /// The locked file's descriptor (or its directory's, for a new file).
+    let descriptor: Int32
+    /// Whether the file existed when locked.
+    let fileExists: Bool
+    /// What the file was when locked (for noticing a writer that takes no lock).
+    let status: stat?
+
+    /// Waits for the lock of `path` (in directory `directory`, made if missing).
+    init(path: String, directory: String) throws(TableEditError) {
+        while true {
+            let file = open(path, O_RDONLY | O_CLOEXEC)
+            if file >= 0 {
+                guard flock(file, LOCK_EX) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    close(file)
+                    throw TableEditError(path: path, "cannot be locked: \(reason)")
+                }
+                var locked = stat(), current = stat()
+                if fstat(file, &locked) == 0, stat(path, &current) == 0, locked.st_ino == current.st_ino, locked.st_dev == current.st_dev {
+                    guard (locked.st_mode & S_IFMT) == S_IFREG else {
+                        close(file)
+                        throw TableEditError(path: path, "is not a regular file")
+                    }
+                    descriptor = file
+                    fileExists = true
+                    status = locked
+                    return
+                }
+                close(file) // Replaced while we waited: lock the new one.
+                continue
+            }
+            guard errno == ENOENT else { throw TableEditError(path: path, "cannot be opened: \(String(cString: strerror(errno)))") }
+            try Self.makeDirectory(directory)
+            let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard parent >= 0 else { throw TableEditError(path: directory, "cannot be opened: \(String(cString: strerror(errno)))") }
+            guard flock(parent, LOCK_EX) == 0 else {
+                close(parent)
+                throw TableEditError(path: directory, "cannot be locked: \(String(cString: strerror(errno)))")
+            }
+            if access(path, F_OK) == 0 {
+                close(parent) // Made meanwhile: lock the file.
+                continue
+            }
+            descriptor = parent
+            fileExists = false
+            status = nil
+            return
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// The locked file's bytes (nil for a file not made yet).
+    func read(path: String, limit: Int) throws(TableEditError) -> [UInt8]? {
+        guard fileExists, let status else { return nil }
+        guard Int(status.st_size) <= limit else { throw TableEditError(path: path, "is larger than \(limit) bytes") }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(offset)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw TableEditError(path: path, "cannot be read: \(count == 0 ? "it shrank while read" : String(cString: strerror(errno)))") }
+            offset += count
+        }
+        return bytes
+    }
+
+    private static func makeDirectory(_ directory: String) throws(TableEditError) {
+        if mkdir(directory, 0o777) == 0 || errno == EEXIST { return }
+        throw TableEditError(path: directory, "cannot be made: \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,330 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LprojTables
+
+/// The one writer of tables: every tool that changes a translation
+/// (`lprojctl set`, `rm`, `mv`, the studio) goes through it, with the
+/// user's own permissions.
+///
+/// An edit changes the bytes of its entry and no others (`TableEdit`), under
+/// the table file's lock (`TableFileLock`: two writers never lose each
+/// other's change), replaces the file atomically (`AtomicReplace`: a kill
+/// leaves the old file or the new one), is made again on the new content
+/// when a writer that takes no lock saved meanwhile, refuses content other
+/// than the version it was asked against, and refuses what the checks call
+/// an error (`BundleCheck`) unless forced.
+public struct TableWriter: Sendable {
+    /// The bundle directory, absolute.
+    public let bundle: String
+    /// The table's name (`Localizable`).
+    public let table: String
+    /// Whether an edit the checks refuse is written anyway.
+    public var force = false
+    public var limits = TableLimits()
+
+    /// What one edit did to one localization's table.
+    public struct Change: Sendable {
+        /// The file written.
+        public var file: String
+        public var language: String
+        public var key: String
+        /// The key's new name (`rename`).
+        public var newKey: String?
+        public var before: Entry?
+        public var after: Entry?
+        public var previousVersion: String
+        public var version: String
+        /// Whether the file (and perhaps its `.lproj`) was made by this edit.
+        public var created: Bool
+    }
+
+    /// Why nothing was written.
+    public enum Failure: Error, Sendable, CustomStringConvertible {
+        /// A request that cannot be carried out: an unknown bundle or
+        /// language, a key that is not there, a plural category the language
+        /// does not have, a file that cannot be edited.
+        case invalid(String)
+        /// The table is not at the version the edit was made on.
+        case stale(key: String, language: String, current: Entry?, version: String)
+        /// The checks find errors the edit would bring in.
+        case refused([Diagnostic])
+
+        public var description: String {
+            switch self {
+            case .invalid(let message): return message
+            case .stale(let key, let language, let current, let version):
+                return "the \(language) table changed since that version (now \(version)); \"\(key)\" is now "
+                    + (current.map { Resolver.shown($0, in: language).debugDescription } ?? "missing")
+            case .refused(let diagnostics):
+                return diagnostics.map(\.description).joined(separator: "\n")
+            }
+        }
+    }
+
+    /// A writer of table `table` in the bundle directory `bundle`.
+    public init(bundle: String, table: String = "Localizable") throws(Failure) {
+        let absolute = PathText.tidy(bundle.hasPrefix("/") ? bundle : FileManager.default.currentDirectoryPath + "/" + bundle)
+        var status = stat()
+        guard stat(absolute, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw .invalid("\(bundle): not a bundle directory")
+        }
+        guard !table.isEmpty, !table.contains("/"), !table.hasPrefix(".") else { throw .invalid("'\(table)' is not a table name") }
+        self.bundle = absolute
+        self.table = table
+    }
+
+    // MARK: - Edits
+
+    /// Sets `key`'s text in `language` (its comment too, when given).
+    public func set(_ key: String, to value: String, language: String, comment: String? = nil, ifVersion: String? = nil) throws(Failure) -> Change {
+        let target = try self.target(language: language)
+        let file = target.catalog ?? (target.hasRule(key, limits: limits) ? target.stringsdict : target.strings)
+        return try edit(.setText(key: key, value: value, comment: comment), in: file!, target: target, ifVersion: ifVersion)
+    }
+
+    /// Sets one plural form of `key` in `language`: of the variable
+    /// `variable` (a `.stringsdict`'s, or a catalog's substitution), or of a
+    /// catalog entry's own plural variations.
+    public func setPluralForm(_ key: String, variable: String?, category: String, to value: String, language: String,
+                              ifVersion: String? = nil) throws(Failure) -> Change {
+        guard Variants.pluralCategories.contains(category) else {
+            throw .invalid("'\(category)' is not a plural category (\(Variants.pluralCategories.joined(separator: ", ")))")
+        }
+        if category != "zero", category != "other", let categories = BundleCheck.pluralCategories(of: language), !categories.contains(category) {
+            throw .invalid("\(BundleCheck.languageInWords(language)) has no \"\(category)\" plural form (CLDR: \(categories.joined(separator: ", ")))")
+        }
+        let target = try self.target(language: language)
+        guard let file = target.catalog ?? target.stringsdict else { throw .invalid("no table file") }
+        if target.catalog == nil, variable == nil { throw .invalid("a .stringsdict plural form belongs to a variable: --plural VARIABLE:\(category)") }
+        // A variable written anew takes the development language's value type.
+        let valueType = variable.flatMap { variable in
+            try? loadTables().table(development: true)?[key]?.substitutions[variable]?.formatSpecifier
+        }
+        return try edit(.setPluralForm(key: key, variable: variable, category: category, value: value, valueType: valueType),
+                        in: file, target: target, ifVersion: ifVersion)
+    }
+
+    /// Removes `key` from `language`'s table, or (nil) from every
+    /// localization's; a key that is in none of them is an error.
+    public func remove(_ key: String, language: String?, ifVersion: String? = nil) throws(Failure) -> [Change] {
+        try everywhere(key, language: language) { target, file, catalogLanguage throws(Failure) in
+            try edit(.remove(key: key), in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: ifVersion)
+        }
+    }
+
+    /// Renames `key` to `newKey` in every localization of the table.
+    public func rename(_ key: String, to newKey: String) throws(Failure) -> [Change] {
+        let tables = try loadTables()
+        if let holder = tables.languages.first(where: { tables.composed($0)?[newKey] != nil }) {
+            throw .invalid("\"\(newKey)\" is already a key of \(holder)'s \(table) table; remove it first")
+        }
+        return try everywhere(key, language: nil) { target, file, catalogLanguage throws(Failure) in
+            var change = try edit(.rename(key: key, to: newKey), in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: nil)
+            change.newKey = newKey
+            return change
+        }
+    }
+
+    /// Whether `key` is in `language`'s table (nil: in any localization's).
+    public func holds(_ key: String, language: String?) throws(Failure) -> Bool {
+        let tables = try loadTables()
+        if let language { return tables.composed(try target(language: language).language)?[key] != nil }
+        return tables.languages.contains { tables.composed($0)?[key] != nil }
+    }
+
+    /// `language`'s table as it is on disk and its version.
+    public func current(language: String) throws(Failure) -> (table: Table?, version: String) {
+        let table = try loadTables().composed(try target(language: language).language)
+        return (table, TableVersion.of(table))
+    }
+
+    // MARK: - One file
+
+    /// `catalogLanguage`: the catalog language edited, nil for all (the target's language unless said).
+    private func edit(_ edit: TableEdit, in file: String, target: Target, catalogLanguage: String?? = .none, ifVersion: String?) throws(Failure) -> Change {
+        let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
+        let directory = String(file[..<file.lastIndex(of: "/")!])
+        let format = TableFormat(path: file)!
+        for _ in 0..<8 {
+            let lock = try Self.failing { () throws(TableEditError) in try TableFileLock(path: file, directory: directory) }
+            let bytes = try Self.failing { () throws(TableEditError) in try lock.read(path: file, limit: limits.maximumFileBytes) }
+            let tables = try loadTables()
+            let before = tables.composed(target.language)
+            let previousVersion = TableVersion.of(before)
+            if let ifVersion, ifVersion != previousVersion {
+                throw .stale(key: edit.key, language: target.language, current: before?[edit.key], version: previousVersion)
+            }
+            let result: (bytes: [UInt8], file: TableFile)
+            do {
+                let language = target.catalog == nil ? nil : (catalogLanguage ?? target.language)
+                result = try edit.applied(to: bytes, format: format, path: file, language: language, sourceLanguage: tables.development ?? "en")
+            } catch {
+                throw .invalid(error.description)
+            }
+            var after = tables
+            after.replace(file: file, with: result.file)
+            try check(edit, before: tables, after: after, language: target.language)
+            let written: Bool
+            do {
+                written = try AtomicReplace.write(result.bytes, to: file, name: name, directory: directory, expected: lock.status)
+            } catch {
+                throw .invalid(error.description)
+            }
+            guard written else { continue }
+            let table = after.composed(target.language)
+            let key: String
+            if case .rename(_, let newKey) = edit { key = newKey } else { key = edit.key }
+            return Change(file: file, language: target.language, key: edit.key, newKey: nil, before: before?[edit.key], after: table?[key],
+                          previousVersion: previousVersion, version: TableVersion.of(table), created: bytes == nil)
+        }
+        throw .invalid("\(file): changed by another program on every try; try again")
+    }
+
+    private static func failing<Result: ~Copyable>(_ body: () throws(TableEditError) -> Result) throws(Failure) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw .invalid(error.description)
+        }
+    }
+
+    /// Refuses an edit that brings in an error of the checks (or a plural rule without `other`).
+    private func check(_ edit: TableEdit, before: TableSet, after: TableSet, language: String) throws(Failure) {
+        guard !force else { return }
+        var keys = [edit.key]
+        if case .rename(_, let newKey) = edit { keys = [newKey] }
+        func blocking(_ tables: TableSet, _ key: String) -> [Diagnostic] {
+            let bundle = LocalizedBundle(path: self.bundle, tables: tables.byLocalization)
+            let check = BundleCheck(bundle: bundle, development: tables.development)
+            var files = FileLocations(bundlePath: self.bundle, localization: language, table: table)
+            return check.diagnostics(localization: language, table: table, key: key, files: &files).filter(BundleCheck.refusesEdit)
+        }
+        let old = Set(blocking(before, edit.key).map(\.message))
+        let new = keys.flatMap { blocking(after, $0) }.filter { !old.contains($0.message) }
+        if !new.isEmpty { throw .refused(new) }
+    }
+
+    /// Runs `body` on every file of every localization (or of `language`)
+    /// that holds `key`; a catalog's key is edited once for all its languages.
+    private func everywhere(_ key: String, language: String?,
+                            _ body: (Target, String, String??) throws(Failure) -> Change) throws(Failure) -> [Change] {
+        let tables = try loadTables()
+        var changes: [Change] = []
+        if language == nil, case let catalog = bundle + "/" + table + ".xcstrings", let file = tables.file(catalog),
+           let holder = tables.languages.first(where: { file.contains(key, language: $0) }) {
+            return [try body(Target(language: holder, catalog: catalog), catalog, .some(nil))]
+        }
+        let languages = try language.map { language throws(Failure) in [try target(language: language).language] } ?? tables.languages
+        for language in languages {
+            let target = try self.target(language: language)
+            for file in [target.catalog, target.strings, target.stringsdict].compactMap({ $0 }) where tables.file(file)?.contains(key, language: language) == true {
+                changes.append(try body(target, file, .none))
+            }
+        }
+        if changes.isEmpty {
+            throw .invalid("\"\(key)\" is not in the \(table) table of \(language ?? "any localization") in \(bundle)")
+        }
+        return changes
+    }
+
+    // MARK: - Where a language's table lives
+
+    /// The files of one localization's table.
+    struct Target {
+        /// The localization's name: the `.lproj` name, or the catalog language.
+        var language: String
+        var catalog: String?
+        var strings: String?
+        var stringsdict: String?
+
+        /// Whether the `.stringsdict` holds `key` (a `set` then changes its format).
+        func hasRule(_ key: String, limits: TableLimits) -> Bool {
+            guard let stringsdict, let file = try? TableFile.read(path: stringsdict, limits: limits) else { return false }
+            return file.contains(key, language: language)
+        }
+    }
+
+    /// The files `language` edits: the bundle's catalog of the table when
+    /// there is one, else the `.lproj` of that name (or of the same
+    /// language under another name: `English` for `en`), made when missing.
+    func target(language: String) throws(Failure) -> Target {
+        let catalog = bundle + "/" + table + ".xcstrings"
+        guard language == "Base" || LanguageTag(language) != nil, !language.contains("/"), !language.hasPrefix(".") else {
+            throw .invalid("'\(language)' is not a language tag or .lproj name")
+        }
+        if access(catalog, F_OK) == 0 { return Target(language: language, catalog: catalog) }
+        var name = language
+        if access(bundle + "/" + language + ".lproj", F_OK) != 0, let wanted = LanguageTag(language)?.identifier,
+           let existing = localizationDirectories().first(where: { LanguageTag($0)?.identifier == wanted }) {
+            name = existing
+        }
+        let directory = bundle + "/" + name + ".lproj"
+        return Target(language: name, strings: directory + "/" + table + ".strings", stringsdict: directory + "/" + table + ".stringsdict")
+    }
+
+    private func localizationDirectories() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: bundle)) ?? [])
+            .filter { $0.hasSuffix(".lproj") }.map { String($0.dropLast(6)) }.sorted()
+    }
+
+    // MARK: - The table's files
+
+    /// Every file of the table, parsed: what versions and checks are worked out on.
+    struct TableSet {
+        var name: String
+        var files: [String: TableFile] = [:]
+        var development: String?
+
+        var languages: [String] { Array(byLocalization.keys).sorted() }
+
+        var byLocalization: [String: [String: Table]] {
+            var layers: [String: [(layer: TableLayers.Layer, table: Table)]] = [:]
+            for (path, file) in files where !file.hasErrors {
+                switch file.contents {
+                case .table(let table):
+                    let localization = String(path.split(separator: "/").dropLast().last!.dropLast(6))
+                    layers[localization, default: []].append((TableLayers.Layer(file.format), table))
+                case .catalog(let catalog):
+                    for (language, table) in catalog.tables { layers[language, default: []].append((.catalog, table)) }
+                }
+            }
+            return layers.compactMapValues(TableLayers.compose).mapValues { [name: $0] }
+        }
+
+        func composed(_ language: String) -> Table? { byLocalization[language]?.values.first }
+
+        func table(development: Bool) -> Table? { self.development.flatMap(composed) }
+
+        func file(_ path: String) -> TableFile? { files[path] }
+
+        mutating func replace(file path: String, with file: TableFile) { files[path] = file }
+    }
+
+    func loadTables() throws(Failure) -> TableSet {
+        var set = TableSet(name: table)
+        var reader = TableFileReader(limits: limits)
+        func read(_ path: String) {
+            if let file = try? reader.read(path: path, links: LinkPolicy(under: [bundle])) { set.files[path] = file }
+        }
+        read(bundle + "/" + table + ".xcstrings")
+        for directory in localizationDirectories() {
+            read(bundle + "/" + directory + ".lproj/" + table + ".strings")
+            read(bundle + "/" + directory + ".lproj/" + table + ".stringsdict")
+        }
+        let tables = set.byLocalization
+        set.development = BundleCheck.developmentLocalization(of: LocalizedBundle(path: bundle, tables: tables))
+        return set
+    }
+}
+
+extension TableFile {
+    /// Whether this file holds `key` (in a catalog: in `language`).
+    func contains(_ key: String, language: String) -> Bool {
+        switch contents {
+        case .table(let table): return table[key] != nil
+        case .catalog(let catalog): return catalog.tables[language]?[key] != nil
+        }
+    }
+}
