@@ -360,7 +360,7 @@ public struct BundleCheck: Sendable {
         diagnostic.severity == .error || supersedes(diagnostic)
     }
 
-    private static func ordered(_ categories: [String]) -> String {
+    static func ordered(_ categories: [String]) -> String {
         categories.sorted { order($0) < order($1) }.joined(separator: ", ")
     }
 

@@ -56,7 +56,7 @@ public struct TableWriter: Sendable {
             case .invalid(let message): return message
             case .stale(let key, let language, let current, let version):
                 return "the \(language) table changed since that version (now \(version)); \"\(key)\" is now "
-                    + (current.map { Resolver.shown($0, in: language).debugDescription } ?? "missing")
+                    + (current.map { StringsWriter.quoted(Resolver.shown($0, in: language)) } ?? "missing")
             case .refused(let diagnostics):
                 return diagnostics.map(\.description).joined(separator: "\n")
             }
@@ -93,7 +93,7 @@ public struct TableWriter: Sendable {
             throw .invalid("'\(category)' is not a plural category (\(Variants.pluralCategories.joined(separator: ", ")))")
         }
         if category != "zero", category != "other", let categories = BundleCheck.pluralCategories(of: language), !categories.contains(category) {
-            throw .invalid("\(BundleCheck.languageInWords(language)) has no \"\(category)\" plural form (CLDR: \(categories.joined(separator: ", ")))")
+            throw .invalid("\(BundleCheck.languageInWords(language)) has no \"\(category)\" plural form (CLDR: \(BundleCheck.ordered(categories)))")
         }
         let target = try self.target(language: language)
         guard let file = target.catalog ?? target.stringsdict else { throw .invalid("no table file") }

@@ -77,7 +77,7 @@ enum EditOutput {
     }
 
     private static func shown(_ entry: Entry) -> String {
-        entry.text.map { $0.debugDescription } ?? "(plural rule)"
+        entry.text.map(StringsWriter.quoted) ?? "(plural rule)"
     }
 
     private static func object(_ change: TableWriter.Change) -> [String: Any] {

@@ -1,0 +1,232 @@
+import Foundation
+import XCTest
+@testable import LprojTables
+
+/// `lprojctl set`, `rm` and `mv`, run as built, on temporary bundles: what
+/// they change and keep, their refusals, concurrent writers and a writer
+/// killed at any moment.
+final class EditCommandTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var bundle: String { directory.url.path + "/App" }
+
+    override func setUpWithError() throws {
+        directory = TemporaryDirectory()
+        try directory.write("App/en.lproj/Localizable.strings", """
+            /* The first screen */
+            "home_title" = "Home";
+            "welcome" = "Welcome, %@!";
+
+            """)
+        try directory.write("App/fr.lproj/Localizable.strings", """
+            /* The first screen */
+            "home_title" = "Accueil";
+
+            """)
+        try directory.write("App/en.lproj/Localizable.stringsdict", Self.rules("%d files", "%d file"))
+        try directory.write("App/fr.lproj/Localizable.stringsdict", Self.rules("%d fichiers", nil))
+    }
+
+    override func tearDown() { directory = nil }
+
+    func testSetChangesOneValueAndAddsNewKeysAtTheEndWithTheirComment() throws {
+        let set = try lprojctl(["set", "home_title", "Page d'accueil", "--bundle", bundle, "--language", "fr"])
+        XCTAssertEqual(set.status, 0, set.stderr)
+        XCTAssertTrue(set.stdout.contains("fr: home_title: \"Accueil\" → \"Page d'accueil\""), set.stdout)
+        let added = try lprojctl(["set", "welcome", "Bienvenue, %@ !", "--bundle", bundle, "--language", "fr", "--comment", "Greets the user"])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        XCTAssertEqual(try text("App/fr.lproj/Localizable.strings"), """
+            /* The first screen */
+            "home_title" = "Page d'accueil";
+            /* Greets the user */
+            "welcome" = "Bienvenue, %@ !";
+
+            """)
+        // A language with no .lproj yet gets one, UTF-8.
+        let made = try lprojctl(["set", "home_title", "Inicio", "--bundle", bundle, "--language", "es", "--json"])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(made.stdout.utf8)) as? [String: Any])
+        let change = try XCTUnwrap((json["changes"] as? [[String: Any]])?.first)
+        XCTAssertEqual(change["created"] as? Bool, true)
+        XCTAssertEqual(change["after"] as? String, "Inicio")
+        XCTAssertEqual(try text("App/es.lproj/Localizable.strings"), "\"home_title\" = \"Inicio\";\n")
+    }
+
+    func testPluralFormsFollowTheLanguagesRules() throws {
+        let one = try lprojctl(["set", "files", "%d fichier", "--bundle", bundle, "--language", "fr", "--plural", "n:one"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        let rule = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: bundle + "/fr.lproj/Localizable.stringsdict")),
+                                                                        format: nil) as? [String: [String: Any]])
+        XCTAssertEqual((rule["files"]?["n"] as? [String: String])?["one"], "%d fichier")
+        let few = try lprojctl(["set", "files", "%d x", "--bundle", bundle, "--language", "fr", "--plural", "n:few"])
+        XCTAssertEqual(few.status, 2)
+        XCTAssertTrue(few.stderr.contains("French (fr) has no \"few\" plural form (CLDR: one, many, other)"), few.stderr)
+        let unknown = try lprojctl(["set", "files", "%d x", "--bundle", bundle, "--language", "fr", "--plural", "n:several"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("'several' is not a plural category"), unknown.stderr)
+        // A new rule without "other" is refused; with --force it is written.
+        let withoutOther = try lprojctl(["set", "days", "%d jour", "--bundle", bundle, "--language", "fr", "--plural", "d:one"])
+        XCTAssertEqual(withoutOther.status, 1)
+        XCTAssertTrue(withoutOther.stderr.contains("has no \"other\" form"), withoutOther.stderr)
+        XCTAssertEqual(try lprojctl(["set", "days", "%d jour", "--bundle", bundle, "--language", "fr", "--plural", "d:one", "--force"]).status, 0)
+    }
+
+    func testAnEditTheChecksRefuseChangesNothing() throws {
+        let before = try text("App/fr.lproj/Localizable.strings")
+        let refused = try lprojctl(["set", "welcome", "Bienvenue, %d !", "--bundle", bundle, "--language", "fr"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("fr.lproj/Localizable.strings"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("reads argument 1 as an integer (%d), but en reads it as an object (%@)"), refused.stderr)
+        XCTAssertEqual(try text("App/fr.lproj/Localizable.strings"), before)
+    }
+
+    func testIfVersionRefusesAStaleEditAndPrintsTheCurrentValue() throws {
+        let get = try lprojctl(["get", "home_title", "--bundle", bundle, "--language", "fr", "--json"])
+        let version = try XCTUnwrap((JSONSerialization.jsonObject(with: Data(get.stdout.utf8)) as? [String: Any])?["version"] as? String)
+        XCTAssertEqual(try lprojctl(["set", "home_title", "Début", "--bundle", bundle, "--language", "fr", "--if-version", version]).status, 0)
+        let stale = try lprojctl(["set", "home_title", "Maison", "--bundle", bundle, "--language", "fr", "--if-version", version])
+        XCTAssertEqual(stale.status, 3)
+        XCTAssertTrue(stale.stderr.contains("\"home_title\" is now \"Début\""), stale.stderr)
+        XCTAssertTrue(try text("App/fr.lproj/Localizable.strings").contains("\"Début\""))
+    }
+
+    func testRemoveAndRename() throws {
+        let missing = try lprojctl(["rm", "home_title", "nope", "--bundle", bundle])
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertTrue(missing.stderr.contains("\"nope\" is not in the Localizable table of any localization"), missing.stderr)
+        XCTAssertTrue(try text("App/en.lproj/Localizable.strings").contains("home_title"), "nothing removed")
+        let taken = try lprojctl(["mv", "home_title", "welcome", "--bundle", bundle])
+        XCTAssertEqual(taken.status, 2)
+        XCTAssertTrue(taken.stderr.contains("\"welcome\" is already a key of en's Localizable table"), taken.stderr)
+        let moved = try lprojctl(["mv", "files", "documents", "--bundle", bundle])
+        XCTAssertEqual(moved.status, 0, moved.stderr)
+        XCTAssertTrue(try text("App/en.lproj/Localizable.stringsdict").contains("<key>documents</key>"))
+        XCTAssertTrue(try text("App/fr.lproj/Localizable.stringsdict").contains("<key>documents</key>"))
+        let removed = try lprojctl(["rm", "home_title", "--bundle", bundle, "--json"])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertEqual(try text("App/fr.lproj/Localizable.strings"), "/* No entries. */\n")
+        XCTAssertEqual(try text("App/en.lproj/Localizable.strings"), "\"welcome\" = \"Welcome, %@!\";\n")
+        XCTAssertEqual(try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: bundle + "/fr.lproj/Localizable.strings")),
+                                                                 format: nil) as? [String: String], [:])
+    }
+
+    func testBadInputGetsOneMessageAndChangesNothing() throws {
+        let unknown = try lprojctl(["set", "k", "v", "--bundle", bundle + "/nowhere", "--language", "fr"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("nowhere: not a bundle directory"), unknown.stderr)
+        let tag = try lprojctl(["set", "k", "v", "--bundle", bundle, "--language", "../etc"])
+        XCTAssertEqual(tag.status, 2)
+        XCTAssertTrue(tag.stderr.contains("'../etc' is not a language tag or .lproj name"), tag.stderr)
+        // Bytes that are not UTF-8 never reach a table.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "\"$0\" set k \"$(printf 'caf\\351')\" --bundle \"$1\" --language fr 2>&1 | grep -q 'argument 3 is not valid UTF-8 text'",
+                           binaryDirectory().appendingPathComponent("lprojctl").path, bundle]
+        try shell.run()
+        shell.waitUntilExit()
+        XCTAssertEqual(shell.terminationStatus, 0, "the message names the argument")
+        XCTAssertFalse(try text("App/fr.lproj/Localizable.strings").contains("\"k\""))
+    }
+
+    func testTwoWritersAtOnceKeepAllTheirKeys() throws {
+        let tool = binaryDirectory().appendingPathComponent("lprojctl").path
+        let writers = try ["a", "b"].map { prefix in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "i=0; while [ $i -lt 200 ]; do \"$0\" set \(prefix)$i v$i --bundle \"$1\" --language fr >/dev/null || exit 1; i=$((i+1)); done",
+                                 tool, bundle]
+            try process.run()
+            return process
+        }
+        for writer in writers {
+            writer.waitUntilExit()
+            XCTAssertEqual(writer.terminationStatus, 0)
+        }
+        let table = StringsFile(bytes: try Data(contentsOf: URL(fileURLWithPath: bundle + "/fr.lproj/Localizable.strings")), path: "fr")
+        XCTAssertEqual(table.diagnostics, [])
+        XCTAssertEqual(table.table.count, 401)
+        for i in 0..<200 {
+            XCTAssertEqual(table.table["a\(i)"]?.text, "v\(i)")
+            XCTAssertEqual(table.table["b\(i)"]?.text, "v\(i)")
+        }
+    }
+
+    func testAWriterKilledAtAnyMomentLeavesTheOldTableOrTheNew() throws {
+        // A big table, so that a write takes long enough to be cut anywhere.
+        let keys = (0..<20_000).map { "\"key\($0)\" = \"value \($0) with some text to make the file longer\";" }
+        try directory.write("App/fr.lproj/Localizable.strings", keys.joined(separator: "\n") + "\n")
+        let path = bundle + "/fr.lproj/Localizable.strings"
+        var generator = SplitMix64(seed: 21)
+        var values: Set<String> = ["value 7 with some text to make the file longer"]
+        for attempt in 0..<25 {
+            let value = "edit \(attempt)"
+            let process = Process()
+            process.executableURL = binaryDirectory().appendingPathComponent("lprojctl")
+            process.arguments = ["set", "key7", value, "--bundle", bundle, "--language", "fr"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Fault injection: the kill lands at a random moment of the write (or after it).
+            usleep(UInt32(generator.next() % 120_000))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            values.insert(value)
+            let file = StringsFile(bytes: try Data(contentsOf: URL(fileURLWithPath: path)), path: path)
+            XCTAssertEqual(file.diagnostics, [], "attempt \(attempt)")
+            XCTAssertEqual(file.table.count, 20_000, "attempt \(attempt)")
+            XCTAssertTrue(values.contains(file.table["key7"]?.text ?? ""), "attempt \(attempt): \(file.table["key7"]?.text ?? "nil")")
+        }
+        // What a killed writer leaves behind is a temporary the daemon never reads.
+        for name in try FileManager.default.contentsOfDirectory(atPath: bundle + "/fr.lproj") where name != "Localizable.strings" && name != "Localizable.stringsdict" {
+            XCTAssertTrue(TemporaryFiles.isTemporary(name), name)
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func lprojctl(_ arguments: [String]) throws -> CommandResult {
+        try runCommand("lprojctl", arguments, in: directory.url)
+    }
+
+    private func text(_ relative: String) throws -> String {
+        try String(contentsOf: directory.url.appendingPathComponent(relative), encoding: .utf8)
+    }
+
+    private static func rules(_ other: String, _ one: String?) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+        <plist version="1.0">
+        <dict>
+        \t<key>files</key>
+        \t<dict>
+        \t\t<key>NSStringLocalizedFormatKey</key>
+        \t\t<string>%#@n@</string>
+        \t\t<key>n</key>
+        \t\t<dict>
+        \t\t\t<key>NSStringFormatSpecTypeKey</key>
+        \t\t\t<string>NSStringPluralRuleType</string>
+        \t\t\t<key>NSStringFormatValueTypeKey</key>
+        \t\t\t<string>d</string>
+        \(one.map { "\t\t\t<key>one</key>\n\t\t\t<string>\($0)</string>\n" } ?? "")\t\t\t<key>other</key>
+        \t\t\t<string>\(other)</string>
+        \t\t</dict>
+        \t</dict>
+        </dict>
+        </plist>
+
+        """
+    }
+}
+
+/// A small seeded generator (fault injection points that repeat run to run).
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
