@@ -1,3 +1,5 @@
+import Foundation
+
 /// Paths as people and configuration name them, tidied without touching the
 /// disk: symbolic links are kept (a root or bundle reached through a link is
 /// served under the path that names it).
@@ -7,5 +9,10 @@ public enum PathText {
     public static func tidy(_ path: String) -> String {
         let components = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
         return (path.hasPrefix("/") ? "/" : "") + components.joined(separator: "/")
+    }
+
+    /// `path` made absolute against the current directory (not tidied).
+    public static func absolute(_ path: String) -> String {
+        path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
 }

@@ -65,7 +65,7 @@ public struct TableWriter: Sendable {
 
     /// A writer of table `table` in the bundle directory `bundle`.
     public init(bundle: String, table: String = "Localizable") throws(Failure) {
-        let absolute = PathText.tidy(bundle.hasPrefix("/") ? bundle : FileManager.default.currentDirectoryPath + "/" + bundle)
+        let absolute = PathText.tidy(PathText.absolute(bundle))
         var status = stat()
         guard stat(absolute, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
             throw .invalid("\(bundle): not a bundle directory")

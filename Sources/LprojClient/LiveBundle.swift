@@ -39,8 +39,14 @@ public final class LiveBundle: Sendable {
         public var development: String?
         /// Look a key missing from the chosen table up in the development localization too.
         public var developmentFallback = false
-        /// Keep a record of missed keys (`misses`), for developer tools.
+        /// Keep a record of missed keys (`misses`), for developer tools
+        /// (on whenever misses are reported).
         public var recordsMisses = false
+        /// Report missed keys to lprojd (`lprojctl misses`), at most once a
+        /// second: keys, tables and languages, never values or arguments.
+        /// On unless this is false or the environment has `LPROJD_MISSES=off`
+        /// (or `0`, `no`, `false`).
+        public var reportsMisses = true
         /// Connect to lprojd (default); false: the files on disk only.
         public var connects = true
         /// The daemon's socket (default: the rule in docs/PROTOCOL.md).
@@ -51,23 +57,6 @@ public final class LiveBundle: Sendable {
         public init() {}
     }
 
-    /// A key that was looked up and not found.
-    public struct Miss: Hashable, Sendable {
-        public var key: String
-        public var table: String
-        public var language: String?
-    }
-
-    /// The misses of a bundle, recorded by every view of it (the active one and each request's).
-    final class MissLog: Sendable {
-        private let counts = Mutex<[Miss: Int]>([:])
-
-        func record(key: String, table: String, language: String?) {
-            counts.withLock { $0[Miss(key: key, table: table, language: language), default: 0] += 1 }
-        }
-
-        var all: [Miss: Int] { counts.withLock { $0 } }
-    }
 
     /// Layout direction of a language.
     public enum LayoutDirection: Sendable {
@@ -93,7 +82,7 @@ public final class LiveBundle: Sendable {
     /// Reads the bundle at `path` from disk, then (unless `options.connects`
     /// is false) follows lprojd in the background.
     public init(path: String, app: String? = nil, options: Options = Options()) throws(Failure) {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let absolute = PathText.absolute(path)
         // Links kept (a deploy's `current/Resources` is followed through its swaps), `..` resolved.
         var canonical = PathText.tidy(absolute)
         if canonical.split(separator: "/").contains(".."), let resolved = realpath(absolute, nil) {
@@ -110,13 +99,15 @@ public final class LiveBundle: Sendable {
         self.app = app
         let environment = options.environment ?? ProcessInfo.processInfo.environment
         let choice = LanguageChoice(app: app, environment: environment)
+        let reports = options.connects && options.reportsMisses && !Self.missesSwitchedOff(environment)
+        let misses = options.recordsMisses || reports ? MissLog() : nil
         core = LiveCore(snapshot: LiveSnapshot(tables: bundle.tables, selection: choice.load(),
                                                systemPreferences: SystemLanguages.preferences(environment: environment),
                                                development: options.development, developmentFallback: options.developmentFallback,
-                                               bundlePath: canonical, misses: options.recordsMisses ? MissLog() : nil),
+                                               bundlePath: canonical, misses: misses),
                         choice: choice, environment: environment)
         if options.connects {
-            connection = LiveConnection(core: core, bundle: canonical, app: app, socketPath: options.socketPath)
+            connection = LiveConnection(core: core, bundle: canonical, app: app, socketPath: options.socketPath, misses: reports ? misses : nil)
             connection?.start()
         } else {
             connection = nil
@@ -256,8 +247,14 @@ public final class LiveBundle: Sendable {
         current.string(from: number, style: style)
     }
 
-    /// Keys looked up and missed, with how often (when `recordsMisses` is on).
+    /// Keys looked up and missed, with how often (when misses are recorded or reported).
     public var misses: [Miss: Int] { core.snapshot.misses?.all ?? [:] }
+
+    /// Whether the environment turns miss reports off (`LPROJD_MISSES=off`, `0`, `no`, `false`).
+    static func missesSwitchedOff(_ environment: [String: String]) -> Bool {
+        guard let value = environment["LPROJD_MISSES"]?.lowercased() else { return false }
+        return ["off", "0", "no", "false"].contains(value)
+    }
 
     /// Stops following the daemon (the last state stays served). Also done when the bundle is released.
     public func close() {

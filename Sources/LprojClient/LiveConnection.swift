@@ -18,6 +18,11 @@ import Synchronization
 /// (its own echo comes after the last reply), so an older choice never
 /// replaces a newer one. Calls made while no daemon answers are sent on
 /// the next connect.
+///
+/// Misses the bundle's views recorded are reported on the same connection,
+/// at most once a second, without waiting for the reply; a miss met while
+/// nothing waited wakes the thread, so a process that misses nothing
+/// never wakes for them.
 final class LiveConnection: Sendable {
     private let core: LiveCore
     private let bundle: String
@@ -29,12 +34,18 @@ final class LiveConnection: Sendable {
     private let outbox = Mutex<[String]>([])
     /// Readable when the outbox has something (wakes the thread's wait).
     private let outboxSignal = Interrupter()
+    /// The misses to report (nil: not reported).
+    private let misses: LiveBundle.MissLog?
+    /// The shortest time between two reports of misses.
+    static let reportInterval = Duration.seconds(1)
 
-    init(core: LiveCore, bundle: String, app: String?, socketPath: String?) {
+    init(core: LiveCore, bundle: String, app: String?, socketPath: String?, misses: LiveBundle.MissLog? = nil) {
         self.core = core
         self.bundle = bundle
         self.app = app
         self.socketPath = socketPath
+        self.misses = misses
+        misses?.whenFirstPending { [outboxSignal] in outboxSignal.interrupt() }
     }
 
     func start() {
@@ -58,8 +69,9 @@ final class LiveConnection: Sendable {
     private func run() {
         var clock: Clock?
         var backoff = Duration.milliseconds(100)
-        /// Sent and not yet answered (sent again after a reconnect: selecting twice is harmless).
-        var unanswered: [String] = []
+        /// Selections sent and not yet answered, by request (sent again after a reconnect: selecting twice is harmless).
+        var unanswered: [(id: RequestID, language: String)] = []
+        var lastReport = ContinuousClock.now - Self.reportInterval
         while !stopped.withLock({ $0 }) {
             do {
                 let connection = try DaemonConnection(path: socketPath, interrupter: interrupter)
@@ -75,7 +87,7 @@ final class LiveConnection: Sendable {
                 clock = reply.clock
                 core.setConnected(true)
                 backoff = .milliseconds(100)
-                var resend = unanswered
+                var resend = unanswered.map(\.language)
                 unanswered = []
                 while true {
                     outboxSignal.drain()
@@ -86,17 +98,24 @@ final class LiveConnection: Sendable {
                     resend = []
                     if let app {
                         for language in queued {
-                            try connection.sendRequest(SelectLanguage(app: app, language: language))
-                            unanswered.append(language)
+                            unanswered.append((try connection.sendRequest(SelectLanguage(app: app, language: language)), language))
                         }
                     }
-                    guard let message = try connection.nextMessage(timeout: .seconds(86_400 * 365), wakeUp: outboxSignal.descriptor) else {
-                        continue
+                    var wait = Duration.seconds(86_400 * 365)
+                    if let misses, misses.hasPending {
+                        let due = lastReport + Self.reportInterval
+                        if ContinuousClock.now >= due, let report = misses.takeReport(bundle: bundle) {
+                            _ = try connection.sendRequest(report)
+                            lastReport = .now
+                        } else {
+                            wait = due - ContinuousClock.now
+                        }
                     }
+                    guard let message = try Self.nextMessage(on: connection, within: wait, wakeUp: outboxSignal.descriptor) else { continue }
                     switch message {
-                    case .reply:
-                        // Only selections are sent without waiting: their replies come in order.
-                        if !unanswered.isEmpty { unanswered.removeFirst() }
+                    case .reply(let reply):
+                        // Selections and reports are sent without waiting: a selection's reply ends its wait.
+                        unanswered.removeAll { $0.id == reply.id }
                     case .event(let event):
                         if event.name == LanguageSelected.name, !unanswered.isEmpty { continue }
                         if let eventClock = try apply(event, on: connection) { clock = eventClock }
@@ -107,6 +126,16 @@ final class LiveConnection: Sendable {
                 if stopped.withLock({ $0 }) || interrupter.wait(backoff) { return }
                 backoff = min(backoff * 2, .seconds(5))
             }
+        }
+    }
+
+    /// The next message; nil when woken, or when `wait` ran out (the misses' report is due).
+    private static func nextMessage(on connection: DaemonConnection, within wait: Duration, wakeUp: Int32) throws -> Wire.Incoming? {
+        do {
+            return try connection.nextMessage(timeout: wait, wakeUp: wakeUp)
+        } catch {
+            if case .timedOut = error { return nil }
+            throw error
         }
     }
 

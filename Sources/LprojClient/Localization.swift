@@ -1,5 +1,6 @@
 import Foundation
 import LprojCatalog
+import LprojProtocol
 import LprojTables
 
 extension LiveBundle {
@@ -69,15 +70,17 @@ extension LiveBundle {
         @inline(__always)
         public func localizedString(forKey key: String, value: String?, table: String?) -> String {
             let tableName = Self.tableName(table)
-            if let entry = entry(forKey: key, table: tableName), let text = entry.text { return text }
-            return notPlain(key, value: value, table: tableName)
+            let entry = entry(forKey: key, table: tableName)
+            if let entry, let text = entry.text { return text }
+            return notPlain(entry, key, value: value, table: tableName)
         }
 
         /// A rule's `other` form, or a miss (recorded): what `localizedString(forKey:)` gives when no plain text is found.
         @inline(never)
-        private func notPlain(_ key: String, value: String?, table tableName: String?) -> String {
-            if let entry = entry(forKey: key, table: tableName) { return formatter.string(for: entry, arguments: []) }
-            misses?.record(key: key, table: tableName ?? "Localizable", language: language)
+        private func notPlain(_ entry: Entry?, _ key: String, value: String?, table tableName: String?) -> String {
+            if let entry { return formatter.string(for: entry, arguments: []) }
+            let answer: MissAnswer = value.map { $0.isEmpty ? .key : .default } ?? .key
+            misses?.record(key: key, table: tableName ?? "Localizable", language: language, languages: searchList, answer: answer)
             if let value, !value.isEmpty { return value }
             return key
         }
@@ -91,7 +94,7 @@ extension LiveBundle {
 
         func localizedString(format key: String, table: String?, arguments: [any CVarArg]) -> String {
             guard let entry = entry(forKey: key, table: Self.tableName(table)) else {
-                misses?.record(key: key, table: Self.tableName(table) ?? "Localizable", language: language)
+                misses?.record(key: key, table: Self.tableName(table) ?? "Localizable", language: language, languages: searchList, answer: .key)
                 return formatter.string(format: key, arguments: arguments)
             }
             return formatter.string(for: entry, arguments: arguments)
@@ -148,12 +151,20 @@ extension LiveBundle {
             if table == nil {
                 if let entry = localizable?[key] { return entry }
                 guard developmentFallback, localizable != nil else { return nil }
-                return fallback["Localizable"]?[key]
+                return fromDevelopment(key, table: "Localizable")
             }
             let entries = resolved[table!]
             if let entry = entries?[key] { return entry }
             guard developmentFallback, entries != nil else { return nil }
-            return fallback[table!]?[key]
+            return fromDevelopment(key, table: table!)
+        }
+
+        /// The development localization's entry for a key the chosen table lacks (a miss all the same, recorded).
+        @inline(never)
+        private func fromDevelopment(_ key: String, table: String) -> Entry? {
+            guard let entry = fallback[table]?[key] else { return nil }
+            misses?.record(key: key, table: table, language: language, languages: searchList, answer: .development)
+            return entry
         }
 
         /// nil for `Localizable` (and an empty name), as `Bundle` treats them.

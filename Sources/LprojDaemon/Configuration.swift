@@ -97,6 +97,8 @@ public struct Configuration: Sendable, Equatable {
     public var maximumSubscriptions = 64
     /// Names in one filter of a request (`languages`, `tables`).
     public var maximumFilterNames = 1024
+    /// Missed keys kept (per app, bundle, table, language and key); 0 keeps none.
+    public var maximumMisses = 10_000
     public var clientQueueBytes = 8 << 20
     public var historyLength = 4096
     public var historyBytes = 64 << 20
@@ -211,7 +213,7 @@ public struct Configuration: Sendable, Equatable {
                   "", "[Limits]", "MaxTableBytes=\(maximumTableBytes)", "MaxTableObjects=\(maximumTableObjects)",
                   "MaxRequestBytes=\(maximumRequestBytes)", "MaxClients=\(maximumClients)", "MaxClientsPerUser=\(maximumClientsPerUser)",
                   "ReservedClients=\(reservedClients)", "FirstRequestTimeout=\(Self.milliseconds(firstRequestTimeout))ms",
-                  "MaxSubscriptions=\(maximumSubscriptions)", "MaxFilterNames=\(maximumFilterNames)",
+                  "MaxSubscriptions=\(maximumSubscriptions)", "MaxFilterNames=\(maximumFilterNames)", "Misses=\(maximumMisses)",
                   "ClientQueueBytes=\(clientQueueBytes)", "HistoryLength=\(historyLength)", "HistoryBytes=\(historyBytes)",
                   "", "[State]", "Directory=\(resolvedStateDirectory(environment: environment))", "MaxApps=\(maximumApps)",
                   "", "[Log]", "Level=\(logLevel.rawValue)"]

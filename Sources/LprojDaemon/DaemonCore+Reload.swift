@@ -28,6 +28,7 @@ extension DaemonCore {
         selections.maximumApps = new.maximumApps
         publisher.queueLimit = new.clientQueueBytes
         publisher.setHistoryBounds(capacity: new.historyLength, maximumBytes: new.historyBytes)
+        misses.setCapacity(new.maximumMisses)
         pending.rules = .init(grace: new.removalGrace, quiet: new.quietPeriod)
         for warning in new.warnings() { log.warning("reload: \(warning)") }
         for (changed, what) in [(new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode

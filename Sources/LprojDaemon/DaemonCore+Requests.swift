@@ -37,7 +37,7 @@ extension DaemonCore {
         }
         let limits = FilterLimits(configuration)
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
-                                        diagnostics: request.diagnostics ?? false)
+                                        diagnostics: request.diagnostics ?? false, misses: request.misses ?? false)
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {
@@ -170,6 +170,8 @@ extension DaemonCore {
         counters["parse-failures"] = catalog.parseFailures
         counters["history-events"] = UInt64(publisher.history.count)
         counters["history-bytes"] = UInt64(publisher.history.bytes)
+        counters["misses"] = UInt64(misses.count)
+        counters["misses-dropped"] = misses.dropped
         let clients = publisher.sessions.values.sorted { $0.id < $1.id }.map {
             Status.Client(name: $0.name, app: $0.app, pid: $0.peer.pid, subscriptions: $0.subscriptions.keys.sorted(), queuedBytes: $0.queuedBytes)
         }

@@ -39,6 +39,8 @@ public final class DaemonCore {
     var pending: PendingChanges
     /// The bundles' cross-language checks, and the tables whose checks wait for the end of the turn.
     let checks = Checks()
+    /// The keys running apps looked up and did not find.
+    let misses: MissBook
     private var pendingChecks: [ExactName: [TableAddress: Checks.ChangedKeys]] = [:]
     /// What went wrong last and still holds (a failed reload), for `status` and systemd.
     var lastError: String?
@@ -94,6 +96,7 @@ public final class DaemonCore {
                           links: Self.linkPolicy(roots: roots, configuration: configuration))
         access = AccessPolicy(configuration, ownUser: getuid())
         admission = Admission(configuration, ownUser: getuid())
+        misses = MissBook(capacity: configuration.maximumMisses)
         registerHandlers(into: &handlers)
     }
 
@@ -354,6 +357,7 @@ public final class DaemonCore {
             }
         }
         publisher.publish(changes)
+        for case .tableChanged(let address, let diff, false) in changes { resolveMisses(address, added: Set(diff.added.keys)) }
     }
 
     /// Checks the tables that changed again (`Checks`) and publishes each

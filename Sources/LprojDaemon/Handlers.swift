@@ -54,5 +54,7 @@ extension DaemonCore {
         handlers.register(SelectLanguage.self, DaemonCore.selectLanguage)
         handlers.register(Status.self, DaemonCore.status)
         handlers.register(Sync.self, DaemonCore.sync)
+        handlers.register(ReportMisses.self, DaemonCore.reportMisses)
+        handlers.register(Misses.self, DaemonCore.listMisses)
     }
 }

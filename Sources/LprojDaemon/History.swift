@@ -101,4 +101,6 @@ enum Scope {
     case everyone
     /// A bundle's checks: for subscriptions that asked for them (and cover the bundle).
     case checks(bundle: String)
+    /// A bundle's misses: for subscriptions that asked for them (and cover the bundle).
+    case misses(bundle: String)
 }

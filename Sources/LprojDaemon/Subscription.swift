@@ -15,15 +15,18 @@ struct Subscription {
     let prefix: [UInt8]
     /// Whether it gets `diagnostics` events.
     let wantsDiagnostics: Bool
+    /// Whether it gets `misses` events.
+    let wantsMisses: Bool
     /// About how many bytes it holds (its names, with their sets' share), counted against its connection's budget.
     let footprint: Int
     /// Events were dropped because the connection's queue was full: it is
     /// owed a `resync` once the queue drains.
     var lagging = false
 
-    init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false) {
+    init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false, misses: Bool = false) {
         self.name = name
         wantsDiagnostics = diagnostics
+        wantsMisses = misses
         self.bundle = bundle.map(ExactName.init)
         self.localizations = localizations.map { Set($0.map(ExactName.init)) }
         self.tables = tables.map { Set($0.map(ExactName.init)) }
@@ -44,6 +47,8 @@ struct Subscription {
             return bundle?.matches(path) ?? true
         case .checks(let path):
             return wantsDiagnostics && (bundle?.matches(path) ?? true)
+        case .misses(let path):
+            return wantsMisses && (bundle?.matches(path) ?? true)
         case .localization(let path, let localization):
             return (bundle?.matches(path) ?? true) && (localizations?.contains(ExactName(localization)) ?? true)
         case .table(let path, let localization, let table):

@@ -35,6 +35,7 @@ public struct ValueRange: Sendable, Equatable {
         ("FirstRequestTimeout", .init(.milliseconds, 100, 3_600_000)),
         ("MaxSubscriptions", .init(.count, 1, 4_096)),
         ("MaxFilterNames", .init(.count, 1, 65_536)),
+        ("Misses", .init(.count, 0, 1_000_000)),
         ("ClientQueueBytes", .init(.bytes, 4 << 10, 1 << 30)),
         ("HistoryLength", .init(.count, 0, 1_000_000)),
         ("HistoryBytes", .init(.bytes, 0, 4 << 30)),

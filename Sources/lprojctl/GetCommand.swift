@@ -141,7 +141,7 @@ enum GetCommand {
     }
 
     private static func live(key: String, path: String, preferences: [String], arguments: Arguments) -> Outcome {
-        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        let absolute = PathText.absolute(path)
         let (connection, _) = LiveDaemon.connect(arguments, client: "lprojctl get")
         let reply = LiveDaemon.send(Lookup(bundle: absolute, key: key, table: arguments.value("table"), languages: preferences,
                                            default: arguments.value("default")), on: connection)

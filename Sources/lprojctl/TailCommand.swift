@@ -1,5 +1,6 @@
 import Foundation
 import LprojClient
+import LprojCatalog
 import LprojCommandLine
 import LprojProtocol
 import LprojTables
@@ -39,7 +40,7 @@ enum TailCommand {
             guard let number = Int(count), number > 0 else { Console.usage(command, UsageError("--count takes a positive number, not '\(count)'")) }
             remaining = number
         }
-        let bundle = arguments.value("bundle").map { $0.hasPrefix("/") ? $0 : FileManager.default.currentDirectoryPath + "/" + $0 }
+        let bundle = arguments.value("bundle").map(PathText.absolute)
         let languages = arguments.values("language"), tables = arguments.values("table")
         let (connection, _) = LiveDaemon.connect(arguments, client: "lprojctl tail")
         let json = arguments.has("json")

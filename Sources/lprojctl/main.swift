@@ -36,6 +36,8 @@ let help = """
       tail [--json] [--bundle PATH] [--language NAME] [--table NAME]
                                          events as they happen: diffs, broken saves, selections
       select --app ID LANGUAGE|system    select the language of every process of an app
+      misses [--bundle PATH] [--language TAG] [--app ID]
+                                         keys running apps looked up and did not find
 
     Languages are tags or .lproj names. Xcode's pseudolanguages en-XA (accented),
     en-XD (double length), en-XE (bounded, [# … #]) and ar-XB (right to left) work
@@ -53,4 +55,4 @@ let help = """
 Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check": CheckCommand.run, "scan": ScanCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
                                            "set": SetCommand.run, "rm": RemoveCommand.run, "mv": MoveCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
-                                           "select": SelectCommand.run])
+                                           "select": SelectCommand.run, "misses": MissesCommand.run])

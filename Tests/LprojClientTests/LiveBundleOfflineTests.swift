@@ -1,5 +1,6 @@
 import Foundation
 @testable import LprojClient
+import LprojProtocol
 import LprojTables
 import XCTest
 
@@ -38,7 +39,12 @@ final class LiveBundleOfflineTests: XCTestCase {
         // Apple's rule: zh-Hant has the table, so a key missing there is missing (no per-key fallback by default).
         XCTAssertEqual(bundle.localizedString(forKey: "only_en", value: "fallback", table: nil), "fallback")
         XCTAssertEqual(bundle.localizedString(forKey: "nope", value: "", table: nil), "nope", "never an empty string")
-        XCTAssertEqual(bundle.misses[LiveBundle.Miss(key: "nope", table: "Localizable", language: "zh-Hant")], 1)
+        let nope = try XCTUnwrap(bundle.misses.first { $0.key.key == "nope" })
+        XCTAssertEqual(nope.value, 1)
+        XCTAssertEqual(nope.key.language, "zh-Hant")
+        XCTAssertEqual(nope.key.answer, .key)
+        XCTAssertEqual(nope.key.languages.first, "zh-Hant")
+        XCTAssertEqual(bundle.misses.first { $0.key.key == "only_en" }?.key.answer, .default)
         XCTAssertEqual(NSLocalizedString("home_title", bundle: bundle.foundationBundle, comment: ""), "首頁")
         XCTAssertEqual(bundle.layoutDirection, .leftToRight)
     }

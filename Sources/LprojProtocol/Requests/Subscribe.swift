@@ -21,11 +21,14 @@ public struct Subscribe: Request {
     public var snapshot: Bool?
     /// Whether `diagnostics` events come too (the bundles' cross-language checks); default false.
     public var diagnostics: Bool?
+    /// Whether `misses` events come too (keys running apps did not find); default false.
+    public var misses: Bool?
 
     public init(name: String, bundle: String? = nil, languages: [String]? = nil, tables: [String]? = nil, since: Clock? = nil,
-                snapshot: Bool? = nil, diagnostics: Bool? = nil) {
+                snapshot: Bool? = nil, diagnostics: Bool? = nil, misses: Bool? = nil) {
         self.name = name
         self.diagnostics = diagnostics
+        self.misses = misses
         self.bundle = bundle
         self.languages = languages
         self.tables = tables

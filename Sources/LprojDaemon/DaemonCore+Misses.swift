@@ -1,0 +1,57 @@
+import Foundation
+import LprojProtocol
+import LprojTables
+
+/// The misses running apps report (`MissBook`): taken in, listed, and
+/// forgotten when a table gets the key.
+extension DaemonCore {
+    func reportMisses(_ request: ReportMisses, session: Session, id: RequestID) -> Answer<ReportMisses.Reply> {
+        let bundle: String
+        switch resolveBundle(request.bundle, field: "bundle") {
+        case .success(let resolved): bundle = resolved
+        case .failure(let error): return .failure(error)
+        }
+        let limits = FilterLimits(configuration)
+        for (index, miss) in request.misses.enumerated() {
+            let field = "misses[\(index)]"
+            for (name, value) in [("table", miss.table), ("language", miss.language ?? "x")]
+            where value.isEmpty || value.utf8.count > FilterLimits.maximumNameBytes {
+                return .failure(ProtocolError(.invalidField, "a \(name) name has 1 to \(FilterLimits.maximumNameBytes) bytes", field: "\(field).\(name)"))
+            }
+            guard miss.key.utf8.count <= MissBook.maximumKeyBytes else {
+                return .failure(ProtocolError(.limit, "a key has at most \(MissBook.maximumKeyBytes) bytes", field: "\(field).key"))
+            }
+            if let problem = limits.problem(with: miss.languages, field: "\(field).languages") { return .failure(problem) }
+        }
+        let changed = misses.report(app: session.app, bundle: bundle, misses: request.misses, dropped: request.dropped ?? 0, at: Date()) {
+            language, table, key in catalog.served[TableAddress(bundle: bundle, localization: language, table: table)]?[key] != nil
+        }
+        counters["misses-reported", default: 0] += UInt64(request.misses.count)
+        if !changed.isEmpty {
+            publisher.publish(scope: .misses(bundle: bundle)) { MissesChanged(clock: $0, bundle: bundle, misses: changed, resolved: []) }
+        }
+        return .reply(ReportMisses.Reply(recording: misses.capacity > 0))
+    }
+
+    func listMisses(_ request: Misses, session: Session, id: RequestID) -> Answer<Misses.Reply> {
+        var bundle: String?
+        if let path = request.bundle {
+            switch resolveBundle(path, field: "bundle") {
+            case .success(let resolved): bundle = resolved
+            case .failure(let error): return .failure(error)
+            }
+        }
+        if let limit = request.limit, limit < 0 { return .failure(ProtocolError(.invalidField, "a limit is 0 or more", field: "limit")) }
+        let records = misses.records(bundle: bundle, language: request.language, app: request.app, limit: request.limit)
+        return .reply(Misses.Reply(clock: clock, misses: records, capacity: misses.capacity, dropped: misses.dropped))
+    }
+
+    /// A table that got keys drops their misses, and says so to those who listen.
+    func resolveMisses(_ address: TableAddress, added keys: Set<String>) {
+        guard !keys.isEmpty else { return }
+        let resolved = misses.resolve(bundle: address.bundle, language: address.localization, table: address.table, keys: keys)
+        guard !resolved.isEmpty else { return }
+        let bundle = address.bundle
+        publisher.publish(scope: .misses(bundle: bundle)) { MissesChanged(clock: $0, bundle: bundle, misses: [], resolved: resolved) }
+    }
+}
