@@ -7,11 +7,15 @@ public struct StringCatalog: Hashable, Sendable {
     public var version: String
     /// One table per language that has at least one localization.
     public var tables: [String: Table]
+    /// The keys to translate, sorted (not those marked `shouldTranslate: false`);
+    /// a key without a source-language localization is its own source text.
+    public var keys: [String]
 
-    public init(sourceLanguage: String, version: String, tables: [String: Table]) {
+    public init(sourceLanguage: String, version: String, tables: [String: Table], keys: [String] = []) {
         self.sourceLanguage = sourceLanguage
         self.version = version
         self.tables = tables
+        self.keys = keys
     }
 
     /// The languages, sorted.
@@ -34,6 +38,7 @@ public struct StringCatalogFile: Sendable {
     private struct Parser {
         var locator: KeyLocator
         var tables: [String: [String: Entry]] = [:]
+        var keys: [String] = []
 
         mutating func parse(_ data: Data) -> StringCatalog {
             let object: Any
@@ -70,6 +75,7 @@ public struct StringCatalogFile: Sendable {
                     locator.report(.error, at: keyOffset, "the string \"\(key)\" must be an object")
                     continue
                 }
+                if item["shouldTranslate"] as? Bool != false { keys.append(key) }
                 guard let localizations = item["localizations"] else { continue }
                 guard let byLanguage = localizations as? [String: Any] else {
                     locator.report(.error, at: keyOffset, "\"localizations\" of \"\(key)\" must be an object")
@@ -82,7 +88,7 @@ public struct StringCatalogFile: Sendable {
                     }
                 }
             }
-            return StringCatalog(sourceLanguage: sourceLanguage, version: version, tables: tables.mapValues { Table($0) })
+            return StringCatalog(sourceLanguage: sourceLanguage, version: version, tables: tables.mapValues { Table($0) }, keys: keys)
         }
 
         /// One language's unit: `stringUnit` or `variations`, plus `substitutions`.

@@ -29,6 +29,8 @@ let help = """
       rm KEY... --bundle PATH [--language TAG]
                                          remove keys from one or every localization
       mv OLD NEW --bundle PATH           rename a key in every localization
+      coverage BUNDLE... [--json]        per language and table: translated, missing, stale,
+                                         words to translate, keys missed at runtime
 
     Commands for a running lprojd (--socket PATH to choose it):
       status [--json]                    what the daemon is doing: roots, tables, clients, counters
@@ -54,5 +56,6 @@ let help = """
 
 Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check": CheckCommand.run, "scan": ScanCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
                                            "set": SetCommand.run, "rm": RemoveCommand.run, "mv": MoveCommand.run,
+                                           "coverage": CoverageCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
                                            "select": SelectCommand.run, "misses": MissesCommand.run])

@@ -131,6 +131,13 @@ final class MissesTests: XCTestCase {
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         XCTAssertEqual((object["misses"] as? [[String: Any]])?.compactMap { $0["key"] as? String }, ["cart"])
         XCTAssertEqual(object["capacity"] as? Int, 10_000)
+        // Coverage counts what apps missed, per localization and table.
+        let coverage = try runLprojctl(["coverage", daemon.root + "/App", "--json", "--socket", daemon.socket])
+        let tables = try XCTUnwrap(((JSONSerialization.jsonObject(with: Data(coverage.stdout.utf8)) as? [String: Any])?["bundles"]
+            as? [[String: Any]])?.first?["tables"] as? [[String: Any]])
+        let french = try XCTUnwrap(tables.first { $0["language"] as? String == "fr" })
+        XCTAssertEqual(french["missedAtRuntime"] as? Int, 1)
+        XCTAssertEqual(french["missing"] as? Int, 1, "cart")
     }
 
     func testAFloodOfDistinctMissesCannotGrowTheDaemonPastItsBound() throws {

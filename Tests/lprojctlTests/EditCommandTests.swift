@@ -230,3 +230,55 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// `lprojctl coverage` over .strings tables and a String Catalog with every state.
+final class CoverageCommandTests: XCTestCase {
+    func testCountsTranslatedMissingStaleAndTheWordsToTranslate() throws {
+        let directory = TemporaryDirectory()
+        try directory.write("App/en.lproj/Localizable.strings", "\"a\" = \"Open the door\";\n\"b\" = \"Close %@ now\";\n\"c\" = \"Wait\";\n")
+        try directory.write("App/fr.lproj/Localizable.strings", "\"a\" = \"Ouvrir la porte\";\n")
+        try directory.write("App/Shop.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "Buy now" : {
+                  "localizations" : {
+                    "fr" : { "stringUnit" : { "state" : "translated", "value" : "Acheter" } }
+                  }
+                },
+                "Cancel the order" : {
+                  "localizations" : {
+                    "fr" : { "stringUnit" : { "state" : "needs_review", "value" : "Annuler" } }
+                  }
+                },
+                "Pay" : {
+                  "localizations" : {
+                    "fr" : { "stringUnit" : { "state" : "new", "value" : "" } }
+                  }
+                },
+                "Brand" : {
+                  "shouldTranslate" : false
+                }
+              },
+              "version" : "1.0"
+            }
+            """)
+        let nobody = directory.url.path + "/none.sock"
+        let result = try runCommand("lprojctl", ["coverage", directory.url.path + "/App", "--json", "--socket", nobody])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let rows = try XCTUnwrap(((object["bundles"] as? [[String: Any]])?.first?["tables"]) as? [[String: Any]])
+        func row(_ table: String, _ language: String) -> [String: Int] {
+            (rows.first { $0["table"] as? String == table && $0["language"] as? String == language } ?? [:]).compactMapValues { $0 as? Int }
+        }
+        XCTAssertEqual(row("Localizable", "en"), ["total": 3, "translated": 3, "missing": 0, "stale": 0, "missingWords": 0])
+        XCTAssertEqual(row("Localizable", "fr"), ["total": 3, "translated": 1, "missing": 2, "stale": 0, "missingWords": 3],
+                       "Close %@ now: two words, Wait: one")
+        XCTAssertEqual(row("Shop", "en"), ["total": 3, "translated": 3, "missing": 0, "stale": 0, "missingWords": 0],
+                       "a catalog key with no English text is its own text; Brand is not to be translated")
+        XCTAssertEqual(row("Shop", "fr"), ["total": 3, "translated": 1, "missing": 1, "stale": 1, "missingWords": 1])
+        XCTAssertTrue(rows.allSatisfy { $0["missedAtRuntime"] is NSNull }, "no daemon answers")
+        let text = try runCommand("lprojctl", ["coverage", directory.url.path + "/App", "--socket", nobody])
+        XCTAssertTrue(text.stdout.contains("  Localizable  fr               1/3        2      0              3                  -"), text.stdout)
+    }
+}
