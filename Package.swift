@@ -51,7 +51,7 @@ let package = Package(
         .executableTarget(name: "lproj-notify", dependencies: ["LprojClient", "LprojCommandLine"], path: "Examples/NotificationWorker"),
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
-        .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojProtocol", "LprojClient", "LprojCommandLine",
+        .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojClient", "LprojCommandLine",
                                                               "CAllocationCounter"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),

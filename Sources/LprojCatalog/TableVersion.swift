@@ -3,35 +3,40 @@ import LprojTables
 
 /// A table's version: 16 hex digits that change whenever any key's value,
 /// variations or state changes, and are the same in every process and on
-/// every machine for the same content (FNV-1a over the entries in key
-/// order). An edit made with a version refuses to apply to other content.
+/// every machine for the same content (FNV-1a of each entry, summed). An
+/// edit made with a version refuses to apply to other content.
 public enum TableVersion {
     /// The version of `table`; that of an empty table for none.
     public static func of(_ table: Table?) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        func mix<Bytes: Sequence<UInt8>>(_ bytes: Bytes) {
-            for byte in bytes {
-                hash ^= UInt64(byte)
-                hash = hash &* 0x0000_0100_0000_01B3
-            }
-        }
-        guard let table else { return hex(hash) }
+        guard let table else { return hex(0) }
+        // Each entry hashed on its own and the hashes added: no order of keys to sort.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        for key in table.sortedKeys {
-            let entry = table[key]!
-            mix(key.utf8)
-            mix([0])
-            if let text = entry.text {
-                mix([1])
-                mix(text.utf8)
-            } else {
-                mix([2])
-                mix((try? encoder.encode(entry)) ?? Data())
+        var sum = UInt64(truncatingIfNeeded: table.count) &* 0x9E37_79B9_7F4A_7C15
+        for (key, entry) in table {
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            func mix(_ bytes: UnsafeRawBufferPointer) {
+                for byte in bytes {
+                    hash ^= UInt64(byte)
+                    hash = hash &* 0x0000_0100_0000_01B3
+                }
             }
-            mix([0])
+            var key = key
+            key.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
+            if var text = entry.text {
+                hash = (hash ^ 1) &* 0x0000_0100_0000_01B3
+                text.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
+            } else {
+                hash = (hash ^ 2) &* 0x0000_0100_0000_01B3
+                ((try? encoder.encode(entry)) ?? Data()).withUnsafeBytes { mix($0) }
+            }
+            // A final mix, so that sums of similar entries do not cancel.
+            hash ^= hash >> 29
+            hash = hash &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 32
+            sum = sum &+ hash
         }
-        return hex(hash)
+        return hex(sum)
     }
 
     private static func hex(_ value: UInt64) -> String {

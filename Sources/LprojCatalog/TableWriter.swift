@@ -150,7 +150,9 @@ public struct TableWriter: Sendable {
         for _ in 0..<8 {
             let lock = try Self.failing { () throws(TableEditError) in try TableFileLock(path: file, directory: directory) }
             let bytes = try Self.failing { () throws(TableEditError) in try lock.read(path: file, limit: limits.maximumFileBytes) }
-            let tables = try loadTables()
+            var tables = try loadTables(except: file)
+            let old = bytes.map { TableFile(bytes: $0, path: file, format: format, limits: limits) }
+            if let old { tables.replace(file: file, with: old) }
             let before = tables.composed(target.language)
             let previousVersion = TableVersion.of(before)
             if let ifVersion, ifVersion != previousVersion {
@@ -159,7 +161,8 @@ public struct TableWriter: Sendable {
             let result: (bytes: [UInt8], file: TableFile)
             do {
                 let language = target.catalog == nil ? nil : (catalogLanguage ?? target.language)
-                result = try edit.applied(to: bytes, format: format, path: file, language: language, sourceLanguage: tables.development ?? "en")
+                result = try edit.applied(to: bytes, format: format, path: file, language: language, sourceLanguage: tables.development ?? "en",
+                                          before: old)
             } catch {
                 throw .invalid(error.description)
             }
@@ -302,10 +305,12 @@ public struct TableWriter: Sendable {
         mutating func replace(file path: String, with file: TableFile) { files[path] = file }
     }
 
-    func loadTables() throws(Failure) -> TableSet {
+    /// Every file of the table but `excluded` (the caller parses what it locked and read).
+    func loadTables(except excluded: String? = nil) throws(Failure) -> TableSet {
         var set = TableSet(name: table)
         var reader = TableFileReader(limits: limits)
         func read(_ path: String) {
+            guard path != excluded else { return }
             if let file = try? reader.read(path: path, links: LinkPolicy(under: [bundle])) { set.files[path] = file }
         }
         read(bundle + "/" + table + ".xcstrings")

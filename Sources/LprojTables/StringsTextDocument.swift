@@ -10,6 +10,8 @@ public struct StringsTextDocument: Sendable {
     /// The text as UTF-8, edited in place.
     private var text: [UInt8]
     private var layout: StringsTextLayout
+    /// The text changed since `layout` was made (made again before the next edit, not after the last).
+    private var layoutIsStale = false
 
     /// Opens `bytes` (a `.strings` file in any text encoding). Refuses text
     /// with errors, and text whose bytes would not survive decoding and
@@ -46,18 +48,16 @@ public struct StringsTextDocument: Sendable {
         return encoding.encode(text, byteOrderMark: hasByteOrderMark)
     }
 
-    /// Whether `key` has an entry.
-    public func contains(_ key: String) -> Bool { layout.entries.contains { $0.key == key } }
-
     /// Sets `key` to `value`: the value's bytes are replaced where the
     /// entry is (the last one, which is the one read, when a key is written
     /// twice), or a new entry is written at the end. `comment`, when given,
     /// replaces the entry's comment or is written above it.
     public mutating func set(_ key: String, to value: String, comment: String? = nil) throws(TableEditError) {
         if let comment, comment.contains("*/") { throw TableEditError(path: path, "a comment cannot contain \"*/\"") }
+        if layoutIsStale { try relayout() }
+        layoutIsStale = true
         guard let index = layout.entries.lastIndex(where: { $0.key == key }) else {
-            append(key: key, value: value, comment: comment)
-            return try relayout()
+            return append(key: key, value: value, comment: comment)
         }
         let entry = layout.entries[index]
         let commentRange = layout.comment(of: index, in: text)
@@ -76,12 +76,12 @@ public struct StringsTextDocument: Sendable {
                 text.insert(contentsOf: written + lineEnding + indentation(before: entry.keyRange.lowerBound), at: entry.keyRange.lowerBound)
             }
         }
-        try relayout()
     }
 
     /// Removes every entry of `key` with its comment; false when there is none.
     @discardableResult
     public mutating func remove(_ key: String) throws(TableEditError) -> Bool {
+        if layoutIsStale { try relayout() }
         var removed = false
         while let index = layout.entries.lastIndex(where: { $0.key == key }) {
             let entry = layout.entries[index]
@@ -108,6 +108,7 @@ public struct StringsTextDocument: Sendable {
     /// Renames every entry of `key` to `newKey`, in place.
     public mutating func rename(_ key: String, to newKey: String) throws(TableEditError) {
         let quotedKey = Array(StringsWriter.quoted(newKey).utf8)
+        if layoutIsStale { try relayout() }
         while let index = layout.entries.lastIndex(where: { $0.key == key }) {
             let entry = layout.entries[index]
             if entry.valueRange == nil {
@@ -130,6 +131,7 @@ public struct StringsTextDocument: Sendable {
             throw TableEditError(path: path, "cannot be edited in place: line \(line): \(error.message) (lprojctl lint shows every problem)")
         }
         self.layout = layout
+        layoutIsStale = false
     }
 
     /// A new entry at the end (before a closing `}`), in the spacing of the

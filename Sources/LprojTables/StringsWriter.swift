@@ -25,6 +25,8 @@ public enum StringsWriter {
 
     /// `text` in double quotes with `"`, `\` and control characters escaped.
     public static func quoted(_ text: String) -> String {
+        // Most text needs no escape: copied whole.
+        if !text.utf8.contains(where: { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 || $0 == 0x7F }) { return "\"" + text + "\"" }
         var output = "\""
         output.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {

@@ -34,16 +34,17 @@ public enum TableEdit: Hashable, Sendable {
         try applied(to: bytes, format: format, path: path, language: language, sourceLanguage: sourceLanguage).bytes
     }
 
-    /// `apply`, with the new file as every reader parses it.
-    public func applied(to bytes: [UInt8]?, format: TableFormat, path: String, language: String?,
-                        sourceLanguage: String = "en") throws(TableEditError) -> (bytes: [UInt8], file: TableFile) {
+    /// `apply`, with the new file as every reader parses it. `before`: `bytes` already parsed, when the caller has them so.
+    public func applied(to bytes: [UInt8]?, format: TableFormat, path: String, language: String?, sourceLanguage: String = "en",
+                        before: TableFile? = nil) throws(TableEditError) -> (bytes: [UInt8], file: TableFile) {
         let output: [UInt8]
         switch format {
         case .strings: output = try applyToStrings(bytes, path: path)
         case .stringsdict: output = try applyToStringsDict(bytes, path: path)
         case .xcstrings: output = try applyToCatalog(bytes, path: path, language: language, sourceLanguage: sourceLanguage)
         }
-        return (output, try verify(old: bytes, new: output, format: format, path: path, language: language))
+        return (output, try verify(old: before ?? bytes.map { TableFile(bytes: $0, path: path, format: format) }, new: output, format: format,
+                                   path: path, language: language))
     }
 
     // MARK: - .strings
@@ -199,12 +200,11 @@ public enum TableEdit: Hashable, Sendable {
     // MARK: - Verification
 
     /// The new file must read without errors, and hold exactly this change.
-    private func verify(old: [UInt8]?, new: [UInt8], format: TableFormat, path: String, language: String?) throws(TableEditError) -> TableFile {
+    private func verify(old before: TableFile?, new: [UInt8], format: TableFormat, path: String, language: String?) throws(TableEditError) -> TableFile {
         let after = TableFile(bytes: new, path: path, format: format)
         if let error = after.diagnostics.first(where: { $0.severity == .error }) {
             throw TableEditError(path: path, "the edit would leave the file unreadable (\(error.message)); nothing was written")
         }
-        let before = old.map { TableFile(bytes: $0, path: path, format: format) }
         for (name, newTable) in Self.tables(after.contents) {
             let oldTable = before.flatMap { Self.tables($0.contents)[name] } ?? Table()
             let edited = format != .xcstrings || language == nil || name == language || { if case .rename = self { true } else { false } }()
@@ -225,9 +225,9 @@ public enum TableEdit: Hashable, Sendable {
     private func holds(old: Table, new: Table, edited: Bool) -> Bool {
         var touched: Set<String> = [key]
         if case .rename(_, let newKey) = self { touched.insert(newKey) }
-        for other in Set(old.sortedKeys).union(new.sortedKeys) where !touched.contains(other) {
-            if old[other] != new[other] { return false }
-        }
+        let diff = TableDiff(from: old, to: new)
+        guard diff.added.keys.allSatisfy(touched.contains), diff.changed.keys.allSatisfy(touched.contains),
+              diff.removed.allSatisfy(touched.contains) else { return false }
         guard edited else { return touched.allSatisfy { old[$0] == new[$0] } }
         switch self {
         case .setText(let key, let value, _):

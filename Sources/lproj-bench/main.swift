@@ -25,6 +25,9 @@ let help = """
             a request's Accept-Language resolved to a view + 5 lookups, beside 5 lookups on bundle.current
       crawl [--bundles N] [--json]
             time to ready and memory on 50,000 tables, beside a plain read of the files
+      edit [--keys N] [--rounds N] [--saves N] [--json]
+            a set through the one writer beside a plain rewrite of the whole file;
+            save → subscriber for both
       deploy [--bundles N] [--json]
             on those 50,000 tables: a poll's CPU time beside find(1); a release
             swap until published, beside a restart on the new release
@@ -39,4 +42,4 @@ let help = """
 Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": ParseBenchmark.run, "latency": LatencyBenchmark.run,
                                                                           "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run,
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
-                                                                          "deploy": DeployBenchmark.run])
+                                                                          "deploy": DeployBenchmark.run, "edit": EditBenchmark.run])
