@@ -126,6 +126,7 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench lookup
 	$(BIN_RELEASE)/lproj-bench requests
 	$(BIN_RELEASE)/lproj-bench deploy
+	$(BIN_RELEASE)/lproj-bench edit
 
 ## install: the release binaries, config, units, sysusers.d and tmpfiles.d
 ## entries, man pages, completions and docs under PREFIX (default

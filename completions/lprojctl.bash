@@ -4,7 +4,7 @@ _lprojctl() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     command=${COMP_WORDS[1]}
-    local commands="lint check scan dump match get status list tail select"
+    local commands="lint check scan dump match get set rm mv coverage status list tail select misses"
     if [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -13,7 +13,7 @@ _lprojctl() {
         --format) COMPREPLY=($(compgen -W "gcc json" -- "$cur")); return ;;
         --bundle) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app|--macro) return ;;
+        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app|--macro|--comment|--plural|--if-version|--limit) return ;;
     esac
     local options
     case $command in
@@ -23,6 +23,11 @@ _lprojctl() {
         dump) options="--language --max-bytes --help" ;;
         match) options="--available --prefer --development --help" ;;
         get) options="--bundle --language --table --development --default --fallback --arg --json --live --socket --help" ;;
+        set) options="--bundle --language --table --comment --plural --if-version --force --json --help" ;;
+        rm) options="--bundle --language --table --if-version --json --help" ;;
+        mv) options="--bundle --table --json --help" ;;
+        coverage) options="--development --json --socket --help" ;;
+        misses) options="--bundle --language --app --limit --json --socket --help" ;;
         status|list) options="--json --socket --help" ;;
         tail) options="--json --diagnostics --bundle --language --table --count --socket --help" ;;
         select) options="--app --socket --help" ;;
@@ -33,7 +38,7 @@ _lprojctl() {
         COMPREPLY=($(compgen -f -- "$cur"))
     elif [[ $command == scan ]]; then
         COMPREPLY=($(compgen -f -- "$cur"))
-    elif [[ $command == check ]]; then
+    elif [[ $command == check || $command == coverage ]]; then
         COMPREPLY=($(compgen -d -- "$cur"))
     elif [[ $command == select ]]; then
         COMPREPLY=($(compgen -W "system" -- "$cur"))

@@ -15,7 +15,8 @@ final class ManualTests: XCTestCase {
 
     func testLprojctlsManPageListsEveryCommandAndItsOptions() throws {
         let commands = try commandsOfLprojctl()
-        XCTAssertEqual(commands, ["check", "dump", "get", "lint", "list", "match", "scan", "select", "status", "tail"])
+        XCTAssertEqual(commands, ["check", "coverage", "dump", "get", "lint", "list", "match", "misses", "mv", "rm", "scan", "select", "set",
+                                  "status", "tail"])
         let page = try manPage("man/lprojctl.1")
         for command in commands {
             // The command's subsection: from its .SS line to the next.
@@ -43,7 +44,7 @@ final class ManualTests: XCTestCase {
             if line.hasPrefix(".B "), line.hasSuffix("="), section.hasPrefix("[") { documented.insert("\(section) \(line.dropFirst(3).dropLast())") }
         }
         XCTAssertEqual(documented, shipped)
-        XCTAssertEqual(shipped.count, 29, "every key of config/lprojd.conf")
+        XCTAssertEqual(shipped.count, 30, "every key of config/lprojd.conf")
     }
 
     func testTheConfigManPageGivesEveryNumbersRange() throws {
