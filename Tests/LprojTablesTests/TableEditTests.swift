@@ -179,6 +179,21 @@ final class TableEditTests: XCTestCase {
                        "/* Said on arrival */\r\n\"greeting\"=\"Servus\";\r\n\r\n/* Added */\r\n\"new\" = \"Neu\";\r\n")
     }
 
+    func testAnXMLStringsTableIsEditedInItsLayout() throws {
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n    <key>hello</key> <string>Hi &amp; bye</string>\n"
+            + "    <key>empty</key> <string/>\n</dict>\n</plist>\n"
+        var output = try TableEdit.setText(key: "empty", value: "<full>", comment: nil).apply(to: Array(text.utf8), format: .strings, path: "x.strings",
+                                                                                            language: nil)
+        output = try TableEdit.setText(key: "new", value: "Neu", comment: nil).apply(to: output, format: .strings, path: "x.strings", language: nil)
+        XCTAssertEqual(String(decoding: output, as: UTF8.self), "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n"
+            + "    <key>hello</key> <string>Hi &amp; bye</string>\n    <key>empty</key> <string>&lt;full&gt;</string>\n"
+            + "    <key>new</key> <string>Neu</string>\n</dict>\n</plist>\n")
+        let file = StringsFile(bytes: output, path: "x.strings")
+        XCTAssertEqual(file.form, .xmlPropertyList)
+        XCTAssertEqual(strings(file.table), ["hello": "Hi & bye", "empty": "<full>", "new": "Neu"])
+        XCTAssertThrowsError(try TableEdit.setText(key: "new", value: "x", comment: "c").apply(to: output, format: .strings, path: "x.strings", language: nil))
+    }
+
     func testAFileWithErrorsIsNotEditedInPlace() {
         let broken = Array("\"a\" = \"1\"\n\"b\" = \"2\";\n".utf8)
         XCTAssertThrowsError(try TableEdit.setText(key: "b", value: "3", comment: nil).apply(to: broken, format: .strings, path: "t.strings", language: nil)) { error in
