@@ -24,7 +24,10 @@ nonisolated(unsafe) private let core: DaemonCore = {
     var configuration = Configuration()
     configuration.roots = [root]
     configuration.maximumApps = 16
-    let selections = try! Selections(stateDirectory: root + "/state", maximumApps: 16)
+    // Bounded as the apps are: the core lives through millions of inputs, and a `misses` reply lists what it keeps.
+    configuration.maximumMisses = 16
+    // (A state directory of its own: fuzzing processes run side by side on one corpus.)
+    let selections = try! Selections(stateDirectory: root + "/state-\(getpid())", maximumApps: 16)
     let core = DaemonCore(configuration: configuration, roots: [root], selections: selections, log: Log(level: .error))
     var reader = TableFileReader()
     _ = core.catalog.apply(TableReading.load(tables.keys.map { root + "/" + $0 }, with: &reader, exclusions: core.catalog.exclusions,

@@ -248,7 +248,7 @@ func binaryDirectory() -> URL {
 /// What a subscriber knows: tables built from a snapshot and the events
 /// after it, exactly as a client library would keep them.
 struct Mirror: Equatable {
-    var tables: [ExactName: [String: Entry]] = [:]   // "bundle|localization|table" (bytes) → entries
+    var tables: [ExactName: Table] = [:]   // "bundle|localization|table" (bytes) → entries
     var resyncs = 0
     var invalid: [TableInvalid] = []
     /// Bundles and "bundle|localization" as the structural events said.
@@ -261,9 +261,11 @@ struct Mirror: Equatable {
     var impliedStructure: (bundles: Set<ExactName>, localizations: Set<ExactName>) {
         var bundles = Set<ExactName>(), localizations = Set<ExactName>()
         for key in tables.keys {
-            let parts = key.string.split(separator: "|", omittingEmptySubsequences: false)
-            bundles.insert(ExactName(String(parts[0])))
-            localizations.insert(ExactName(parts[0] + "|" + parts[1]))
+            // "bundle|localization|table": up to the first bar, and up to the last.
+            let text = key.string.utf8
+            guard let first = text.firstIndex(of: UInt8(ascii: "|")), let last = text.lastIndex(of: UInt8(ascii: "|")) else { continue }
+            bundles.insert(ExactName(String(key.string[..<first])))
+            localizations.insert(ExactName(String(key.string[..<last])))
         }
         return (bundles, localizations)
     }
@@ -271,7 +273,7 @@ struct Mirror: Equatable {
     static func == (lhs: Mirror, rhs: Mirror) -> Bool { lhs.tables == rhs.tables }
 
     init(snapshot: [TableSnapshot]) {
-        for table in snapshot { tables[Self.key(table.bundle, table.language, table.table)] = table.entries }
+        for table in snapshot { tables[Self.key(table.bundle, table.language, table.table)] = Table(table.entries) }
         (bundles, localizations) = impliedStructure
     }
 
@@ -280,7 +282,7 @@ struct Mirror: Equatable {
         for path in bundles {
             let bundle = try LocalizedBundle.load(path: path)
             for (localization, byName) in bundle.tables {
-                for (name, table) in byName { tables[Self.key(path, localization, name)] = table.entries }
+                for (name, table) in byName { tables[Self.key(path, localization, name)] = table }
             }
         }
     }
@@ -293,11 +295,7 @@ struct Mirror: Equatable {
             if change.deleted == true {
                 tables[key] = nil
             } else {
-                var entries = tables[key] ?? [:]
-                for removed in change.removed { entries[removed] = nil }
-                entries.merge(change.added) { $1 }
-                entries.merge(change.changed) { $1 }
-                tables[key] = entries
+                tables[key] = (tables[key] ?? Table()).updating(change.added.merging(change.changed) { $1 }, removing: change.removed)
             }
         case TableInvalid.name:
             invalid.append(try event.decode(TableInvalid.self))

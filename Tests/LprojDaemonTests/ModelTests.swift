@@ -189,7 +189,7 @@ final class ModelTests: XCTestCase {
                 guard let lastGood = file.lastGood else { continue }
                 let parts = relative.string.split(separator: "/")
                 let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
-                expected.tables[Mirror.key(path(String(parts[0])), localization, table)] = lastGood.mapValues { Entry(text: $0) }
+                expected.tables[Mirror.key(path(String(parts[0])), localization, table)] = Table(strings: lastGood)
             }
             // The same files through the link, when it leads to their bundle.
             servedThroughLink = [:]
@@ -198,7 +198,7 @@ final class ModelTests: XCTestCase {
                 guard let served = heldAtSwap[relative] ?? file.lastGood else { continue }
                 let parts = relative.string.split(separator: "/")
                 let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
-                expected.tables[Mirror.key(path("L"), localization, table)] = served.mapValues { Entry(text: $0) }
+                expected.tables[Mirror.key(path("L"), localization, table)] = Table(strings: served)
                 servedThroughLink["\(localization)|\(table)"] = served
             }
             let context = "seed \(seed), after:\n" + history.suffix(60).joined(separator: "\n")
@@ -217,11 +217,11 @@ final class ModelTests: XCTestCase {
     }
 
     /// What differs between two states, briefly: table by table.
-    private static func difference(_ left: [ExactName: [String: Entry]], _ right: [ExactName: [String: Entry]]) -> String {
+    private static func difference(_ left: [ExactName: Table], _ right: [ExactName: Table]) -> String {
         var lines: [String] = []
         for key in Set(left.keys).union(right.keys).sorted() where left[key] != right[key] {
-            func show(_ table: [String: Entry]?) -> String {
-                table.map { $0.keys.sorted().map { "\($0)=\(table![$0]!.text ?? "?")" }.joined(separator: ",") } ?? "absent"
+            func show(_ table: Table?) -> String {
+                table.map { $0.sortedKeys.map { "\($0)=\(table![$0]!.text ?? "?")" }.joined(separator: ",") } ?? "absent"
             }
             let name = String(key.string.split(separator: "/").last ?? "").replacingOccurrences(of: "e\u{301}", with: "e+U301")
             lines.append("\(name): \(show(left[key])) vs \(show(right[key]))")
@@ -272,7 +272,7 @@ extension CoreConnection: ModelConnection {
     func served() throws -> Mirror {
         var mirror = Mirror(snapshot: [])
         for (address, table) in harness.core.catalog.served {
-            mirror.tables[Mirror.key(address.bundle, address.localization, address.table)] = table.entries
+            mirror.tables[Mirror.key(address.bundle, address.localization, address.table)] = table
         }
         return mirror
     }
