@@ -2,6 +2,7 @@ import Foundation
 import LprojCatalog
 @testable import LprojClient
 import LprojTables
+import Synchronization
 import XCTest
 
 /// Views of a bundle (`LiveBundle.Localization`): per-request languages from
@@ -184,5 +185,36 @@ final class ViewTests: XCTestCase {
         let url = URL(fileURLWithPath: directory + "/" + relative)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: url)
+    }
+}
+
+/// The misses a bundle's views record: bounded, reported as deltas, never values.
+final class MissLogTests: XCTestCase {
+    func testMissesAreBoundedAndReportedAsWhatIsNewSinceTheLastReport() {
+        let log = LiveBundle.MissLog()
+        let wakes = Mutex(0)
+        log.whenFirstPending { wakes.withLock { $0 += 1 } }
+        var woken: Int { wakes.withLock { $0 } }
+        log.record(key: "a", table: "Localizable", language: "fr", languages: ["fr", "en"], answer: .key)
+        log.record(key: "a", table: "Localizable", language: "fr", languages: ["fr", "en"], answer: .key)
+        XCTAssertEqual(woken, 1, "woken once while something waits")
+        let report = log.takeReport(bundle: "/b")
+        XCTAssertEqual(report?.misses.map(\.count), [2])
+        XCTAssertEqual(report?.misses.first?.answer, .key)
+        XCTAssertNil(log.takeReport(bundle: "/b"), "nothing new")
+        for index in 0..<(LiveBundle.MissLog.capacity + 5) {
+            log.record(key: "k\(index)", table: "T", language: "fr", languages: ["fr"], answer: .default)
+        }
+        XCTAssertEqual(woken, 2)
+        XCTAssertEqual(log.all.count, LiveBundle.MissLog.capacity)
+        XCTAssertEqual(log.dropped, 6, "a and the first 9,999 fill it; 6 more are only counted")
+        let flood = log.takeReport(bundle: "/b")
+        XCTAssertEqual(flood?.misses.count, LiveBundle.MissLog.capacity - 1)
+        XCTAssertEqual(flood?.dropped, 6)
+    }
+
+    func testTheEnvironmentTurnsReportsOff() {
+        for value in ["off", "0", "no", "false", "OFF"] { XCTAssertTrue(LiveBundle.missesSwitchedOff(["LPROJD_MISSES": value]), value) }
+        for environment in [[:], ["LPROJD_MISSES": "on"]] { XCTAssertFalse(LiveBundle.missesSwitchedOff(environment)) }
     }
 }

@@ -282,3 +282,18 @@ final class CoverageCommandTests: XCTestCase {
         XCTAssertTrue(text.stdout.contains("  Localizable  fr               1/3        2      0              3                  -"), text.stdout)
     }
 }
+
+/// What a replaced file keeps of the old one.
+final class EditFileModeTests: XCTestCase {
+    func testAnEditKeepsTheFilesModeAndLeavesNoTemporaryBehind() throws {
+        let directory = TemporaryDirectory()
+        let path = try directory.write("App/en.lproj/Localizable.strings", "\"a\" = \"A\";\n")
+        chmod(path, 0o640)
+        let result = try runCommand("lprojctl", ["set", "a", "B", "--bundle", directory.url.path + "/App", "--language", "en"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var status = stat()
+        XCTAssertEqual(stat(path, &status), 0)
+        XCTAssertEqual(status.st_mode & 0o777, 0o640)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.url.path + "/App/en.lproj"), ["Localizable.strings"])
+    }
+}
