@@ -44,8 +44,13 @@ let package = Package(
         .target(name: "LprojClient", dependencies: ["LprojProtocol", "LprojTables", "LprojCatalog"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
+        // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
+        .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
+        // The translator's workbench: an HTTP server over lprojd and the one writer, and its page.
+        .target(name: "LprojStudio", dependencies: ["CHTTP", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojTables"]),
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
-        .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine"]),
+        .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine",
+                                                           "LprojStudio"]),
         .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
         // An example service: per-recipient messages from each one's Accept-Language, live.
         .executableTarget(name: "lproj-notify", dependencies: ["LprojClient", "LprojCommandLine"], path: "Examples/NotificationWorker"),

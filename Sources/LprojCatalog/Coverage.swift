@@ -72,7 +72,7 @@ public struct Coverage: Sendable {
     }
 
     /// The text a translator reads for an entry: its string, or its `other` forms.
-    static func text(of entry: Entry) -> String {
+    public static func text(of entry: Entry) -> String {
         if let text = entry.text { return text }
         var parts: [String] = []
         func collect(_ variants: Variants) {

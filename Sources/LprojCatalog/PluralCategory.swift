@@ -1,3 +1,5 @@
+import LprojTables
+
 /// A CLDR plural category.
 public enum PluralCategory: String, CaseIterable, Sendable {
     case zero, one, two, few, many, other
@@ -13,5 +15,14 @@ public enum PluralCategory: String, CaseIterable, Sendable {
     /// The category of a whole number.
     public init(_ number: Int, language: String) {
         self.init(Double(number), language: language, fractionDigits: 0)
+    }
+}
+
+extension PluralCategory {
+    /// The CLDR plural categories a localization's language uses, in CLDR
+    /// order (nil for `Base` or a name ICU does not know): the forms a
+    /// translator fills in.
+    public static func categories(of localization: String) -> [String]? {
+        BundleCheck.pluralCategories(of: localization).map { found in Variants.pluralCategories.filter(found.contains) }
     }
 }

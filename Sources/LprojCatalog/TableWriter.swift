@@ -134,6 +134,12 @@ public struct TableWriter: Sendable {
         return tables.languages.contains { tables.composed($0)?[key] != nil }
     }
 
+    /// The file a text `set` of `language` writes (the catalog, or the `.lproj`'s `.strings`; it may not exist yet).
+    public func file(for language: String) throws(Failure) -> String {
+        let target = try target(language: language)
+        return target.catalog ?? target.strings!
+    }
+
     /// `language`'s table as it is on disk and its version.
     public func current(language: String) throws(Failure) -> (table: Table?, version: String) {
         let table = try loadTables().composed(try target(language: language).language)

@@ -40,6 +40,8 @@ let help = """
       select --app ID LANGUAGE|system    select the language of every process of an app
       misses [--bundle PATH] [--language TAG] [--app ID]
                                          keys running apps looked up and did not find
+      studio [--listen ADDRESS:PORT] [BUNDLE...]
+                                         the translator's workbench in the browser, live
 
     Languages are tags or .lproj names. Xcode's pseudolanguages en-XA (accented),
     en-XD (double length), en-XE (bounded, [# … #]) and ar-XB (right to left) work
@@ -58,4 +60,4 @@ Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check"
                                            "set": SetCommand.run, "rm": RemoveCommand.run, "mv": MoveCommand.run,
                                            "coverage": CoverageCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
-                                           "select": SelectCommand.run, "misses": MissesCommand.run])
+                                           "select": SelectCommand.run, "misses": MissesCommand.run, "studio": StudioCommand.run])

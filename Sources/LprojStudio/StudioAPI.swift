@@ -1,0 +1,315 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LprojCatalog
+import LprojClient
+import LprojProtocol
+import LprojTables
+
+/// The studio's JSON API, decided without a socket of its own: requests
+/// in, responses out (`HTTPServer` does the I/O). Bundles are the daemon's
+/// (the browser never names a path it does not serve); every write goes
+/// through `TableWriter` with the studio user's own permissions.
+///
+/// - `GET /api/bundles`: each bundle, language and table with its coverage,
+///   diagnostics and runtime misses.
+/// - `GET /api/table?bundle=&table=&languages=fr,de[&filter=&q=&offset=&limit=]`:
+///   entries with the development text, each language's value, version,
+///   diagnostics and misses.
+/// - `PUT /api/entry`: `{bundle, table, language, key, value | plural: {variable?, category, value}, version}`
+///   → 200 `{version, entry}`, 409 `{current, version}`, 422 `{diagnostics}`.
+/// - `GET /api/events`: server-sent events (`EventHub`).
+public final class StudioAPI: Sendable {
+    /// The daemon's socket (nil: the default rule).
+    let socket: String?
+    /// The bundles the studio shows (nil: every bundle the daemon serves).
+    let bundles: [String]?
+    let hub: EventHub
+    /// Keys a page asks for at most at once.
+    static let maximumLimit = 1000
+
+    public init(socket: String?, bundles: [String]?, hub: EventHub) {
+        self.socket = socket
+        self.bundles = bundles
+        self.hub = hub
+    }
+
+    /// The answer to an API request (`path` under `/api/`).
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        switch (request.method, request.path) {
+        case ("GET", "/api/bundles"): return bundlesResponse()
+        case ("GET", "/api/table"): return tableResponse(request)
+        case ("PUT", "/api/entry"): return entryResponse(request)
+        case ("GET", "/api/events"): return eventsResponse()
+        case (_, "/api/bundles"), (_, "/api/table"), (_, "/api/entry"), (_, "/api/events"):
+            return Self.error(405, "method", "\(request.method) is not allowed on \(request.path)")
+        default:
+            return Self.error(404, "path", "no such API: \(request.path)")
+        }
+    }
+
+    // MARK: - Bundles
+
+    private func bundlesResponse() -> HTTPResponse {
+        let served: [BundleSummary]
+        switch daemonBundles() {
+        case .success(let list): served = list
+        case .failure(let refusal): return refusal.response
+        }
+        var result: [[String: Any]] = []
+        for summary in served {
+            let misses = runtimeMisses(of: summary.path)
+            guard let coverage = try? Coverage(bundle: summary.path) else { continue }
+            var languages: [String: [[String: Any]]] = [:]
+            for row in coverage.rows {
+                languages[row.language, default: []].append([
+                    "table": row.table, "total": row.total, "translated": row.translated, "missing": row.missing, "stale": row.stale,
+                    "missingWords": row.missingWords, "missedAtRuntime": misses[row.language + "/" + row.table] ?? 0,
+                ])
+            }
+            let order = coverage.rows.map(\.language).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            result.append([
+                "path": summary.path, "development": coverage.development ?? NSNull(),
+                "checks": ["errors": summary.checks?.errors ?? 0, "warnings": summary.checks?.warnings ?? 0],
+                "languages": order.map { language in
+                    ["language": language, "direction": Self.direction(language), "tables": languages[language] ?? []] as [String: Any]
+                },
+            ])
+        }
+        return Self.json(200, ["bundles": result])
+    }
+
+    // MARK: - A table
+
+    private func tableResponse(_ request: HTTPRequest) -> HTTPResponse {
+        let bundle: String
+        switch servedBundle(request.query["bundle"]) {
+        case .success(let path): bundle = path
+        case .failure(let refusal): return refusal.response
+        }
+        let tableName = request.query["table"] ?? "Localizable"
+        let writer: TableWriter
+        do {
+            writer = try TableWriter(bundle: bundle, table: tableName)
+        } catch {
+            return Self.error(400, "table", error.description)
+        }
+        guard let loaded = try? LocalizedBundle.load(path: bundle) else { return Self.error(404, "bundle", "\(bundle) cannot be read") }
+        let development = BundleCheck.developmentLocalization(of: loaded)
+        let wanted = (request.query["languages"] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty }
+        let languages = wanted.isEmpty ? loaded.localizations.filter { $0 != "Base" && $0 != development } : wanted
+        for language in languages where language.utf8.count > 255 || language.contains("/") {
+            return Self.error(400, "languages", "'\(language)' is not a localization")
+        }
+        let offset = Int(request.query["offset"] ?? "0") ?? -1
+        let limit = Int(request.query["limit"] ?? "200") ?? -1
+        guard offset >= 0 else { return Self.error(400, "offset", "offset is a number from 0") }
+        guard limit >= 1, limit <= Self.maximumLimit else { return Self.error(400, "limit", "limit is a number from 1 to \(Self.maximumLimit)") }
+        let filter = request.query["filter"] ?? "all"
+        guard ["all", "missing", "diagnostics", "missed", "stale"].contains(filter) else {
+            return Self.error(400, "filter", "filter is all, missing, diagnostics, missed or stale")
+        }
+        let search = request.query["q"]?.lowercased()
+
+        let reference = development.flatMap { loaded.table(tableName, localization: $0) }
+        // A pseudolanguage column is a preview, derived from the development table.
+        func table(_ language: String) -> Table? {
+            if let pseudo = Pseudolanguage(tag: language) { return reference.map(pseudo.table) }
+            return loaded.table(tableName, localization: language)
+        }
+        var keys = Set(reference?.sortedKeys ?? [])
+        for language in languages where Pseudolanguage(tag: language) == nil { keys.formUnion(table(language)?.sortedKeys ?? []) }
+        let misses = missesByKey(bundle: bundle, table: tableName)
+        let check = BundleCheck(bundle: loaded, development: development)
+        func diagnostics(_ key: String, _ language: String) -> [Diagnostic] {
+            var files = FileLocations(bundlePath: bundle, localization: language, table: tableName)
+            return check.diagnostics(localization: language, table: tableName, key: key, files: &files)
+        }
+        func shown(_ entry: Entry?) -> String { entry.map { Coverage.text(of: $0) } ?? "" }
+        var selected: [String] = []
+        for key in keys.sorted() {
+            let entries = languages.map { table($0)?[key] }
+            switch filter {
+            case "missing": if !entries.contains(where: { $0 == nil || $0?.state == .new }) { continue }
+            case "stale": if !entries.contains(where: { $0?.state == .stale || $0?.state == .needsReview }) { continue }
+            case "missed": if !languages.contains(where: { misses[$0]?[key] != nil }) { continue }
+            case "diagnostics": if !languages.contains(where: { Pseudolanguage(tag: $0) == nil && !diagnostics(key, $0).isEmpty }) { continue }
+            default: break
+            }
+            if let search, !search.isEmpty {
+                let texts = [key, shown(reference?[key])] + entries.map(shown)
+                if !texts.contains(where: { $0.lowercased().contains(search) }) { continue }
+            }
+            selected.append(key)
+        }
+        let page = selected.dropFirst(offset).prefix(limit)
+        var rows: [[String: Any]] = []
+        for key in page {
+            var values: [String: Any] = [:], problems: [String: Any] = [:], missed: [String: Any] = [:]
+            for language in languages {
+                values[language] = table(language)?[key].map(Self.entryObject) ?? NSNull()
+                let found = Pseudolanguage(tag: language) == nil ? diagnostics(key, language) : []
+                if !found.isEmpty {
+                    problems[language] = found.map(Self.diagnosticObject)
+                }
+                if let count = misses[language]?[key] { missed[language] = count }
+            }
+            rows.append(["key": key, "development": reference?[key].map(Self.entryObject) ?? NSNull(), "values": values,
+                         "diagnostics": problems, "missed": missed])
+        }
+        let columns: [[String: Any]] = languages.map { language in
+            let version = (try? writer.current(language: language).version) ?? TableVersion.of(nil)
+            let (writable, reason) = writability(writer, language)
+            return ["language": language, "version": version, "direction": Self.direction(language), "writable": writable,
+                    "reason": reason ?? NSNull(), "pluralCategories": PluralCategory.categories(of: language) ?? ["other"]]
+        }
+        return Self.json(200, ["bundle": bundle, "table": tableName, "development": development ?? NSNull(), "languages": columns,
+                               "total": selected.count, "offset": offset, "limit": limit, "entries": rows])
+    }
+
+    // MARK: - Writing
+
+    private func entryResponse(_ request: HTTPRequest) -> HTTPResponse {
+        if request.bodyTooLarge { return Self.error(413, "body", "the body is larger than the studio takes") }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
+            return Self.error(400, "body", "the body must be a JSON object")
+        }
+        func field(_ name: String) -> String? { object[name] as? String }
+        let bundle: String
+        switch servedBundle(field("bundle")) {
+        case .success(let path): bundle = path
+        case .failure(let refusal): return refusal.response
+        }
+        guard let language = field("language"), !language.isEmpty else { return Self.error(400, "language", "language is required") }
+        guard let key = field("key") else { return Self.error(400, "key", "key is required (a string)") }
+        let version = field("version")
+        let writer: TableWriter
+        do {
+            writer = try TableWriter(bundle: bundle, table: field("table") ?? "Localizable")
+        } catch {
+            return Self.error(400, "table", error.description)
+        }
+        do {
+            let change: TableWriter.Change
+            if let plural = object["plural"] {
+                guard let plural = plural as? [String: Any], let category = plural["category"] as? String, let value = plural["value"] as? String else {
+                    return Self.error(400, "plural", "plural is {variable?, category, value}")
+                }
+                change = try writer.setPluralForm(key, variable: plural["variable"] as? String, category: category, to: value,
+                                                  language: language, ifVersion: version)
+            } else {
+                guard let value = field("value") else { return Self.error(400, "value", "value (a string) or plural is required") }
+                change = try writer.set(key, to: value, language: language, ifVersion: version)
+            }
+            return Self.json(200, ["version": change.version, "entry": change.after.map(Self.entryObject) ?? NSNull(), "file": change.file])
+        } catch {
+            switch error {
+            case .stale(_, _, let current, let version):
+                return Self.json(409, ["error": "stale", "message": error.description, "version": version,
+                                       "current": current.map(Self.entryObject) ?? NSNull()])
+            case .refused(let diagnostics):
+                return Self.json(422, ["error": "refused", "message": "the checks refuse this edit (nothing was written)",
+                                       "diagnostics": diagnostics.map(Self.diagnosticObject)])
+            case .invalid(let message):
+                let field = message.contains("plural") || message.contains("category") ? "plural" : message.contains("language") ? "language" : "key"
+                return Self.json(message.contains("Permission denied") ? 403 : 400, ["error": "invalid", "field": field, "message": message])
+            }
+        }
+    }
+
+    private func eventsResponse() -> HTTPResponse {
+        let stream = EventStream()
+        hub.add(stream)
+        stream.post("retry: 1000\n: connected\n\n")
+        return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("X-Accel-Buffering", "no")] + StudioAccess.securityHeaders,
+                            stream: stream)
+    }
+
+    // MARK: - Helpers
+
+    /// Whether the studio's user may write `language`'s table, and why not.
+    private func writability(_ writer: TableWriter, _ language: String) -> (Bool, String?) {
+        if Pseudolanguage(tag: language) != nil { return (false, "a preview, derived from the development language") }
+        guard let file = try? writer.file(for: language) else { return (false, "not a localization name") }
+        var path = file
+        while access(path, F_OK) != 0, let slash = path.lastIndex(of: "/"), slash != path.startIndex { path = String(path[..<slash]) }
+        if access(path, W_OK) == 0 { return (true, nil) }
+        return (false, "\(path) is not writable by this user (\(String(cString: strerror(errno))))")
+    }
+
+    private func daemon() throws(DaemonConnection.Failure) -> DaemonConnection {
+        let connection = try DaemonConnection(path: socket)
+        _ = try connection.send(Hello(client: "lprojctl studio"))
+        return connection
+    }
+
+    private func daemonBundles() -> Result<[BundleSummary], Refusal> {
+        do {
+            let list = try daemon().send(List()).bundles
+            guard let bundles else { return .success(list) }
+            return .success(list.filter { bundles.contains($0.path) })
+        } catch {
+            return .failure(Refusal(Self.error(502, "daemon", "lprojd does not answer: \(error)")))
+        }
+    }
+
+    /// A bundle the daemon serves (and the studio shows), or the error naming the field.
+    private func servedBundle(_ path: String?) -> Result<String, Refusal> {
+        guard let path, !path.isEmpty else { return .failure(Refusal(Self.error(400, "bundle", "bundle is required"))) }
+        switch daemonBundles() {
+        case .failure(let refusal): return .failure(refusal)
+        case .success(let list):
+            guard list.contains(where: { $0.path == path }) else {
+                return .failure(Refusal(Self.error(404, "bundle", "\(path) is not a bundle this studio shows")))
+            }
+            return .success(path)
+        }
+    }
+
+    private func runtimeMisses(of bundle: String) -> [String: Int] {
+        guard let reply = try? daemon().send(Misses(bundle: bundle)) else { return [:] }
+        var counts: [String: Int] = [:]
+        for record in reply.misses { counts[(record.language ?? "-") + "/" + record.table, default: 0] += 1 }
+        return counts
+    }
+
+    private func missesByKey(bundle: String, table: String) -> [String: [String: UInt64]] {
+        guard let reply = try? daemon().send(Misses(bundle: bundle)) else { return [:] }
+        var result: [String: [String: UInt64]] = [:]
+        for record in reply.misses where record.table == table { result[record.language ?? "-", default: [:]][record.key, default: 0] += record.count }
+        return result
+    }
+
+    /// A request refused before it got anywhere: the answer that says why.
+    struct Refusal: Error {
+        let response: HTTPResponse
+        init(_ response: HTTPResponse) { self.response = response }
+    }
+
+    static func direction(_ language: String) -> String {
+        LanguageTag(language)?.isRightToLeft == true ? "rtl" : "ltr"
+    }
+
+    /// An entry as JSON: a plain string, or its rule (`Entry`'s Codable form).
+    static func entryObject(_ entry: Entry) -> Any {
+        if let text = entry.text { return text }
+        guard let data = try? JSONEncoder().encode(entry), let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        else { return NSNull() }
+        return object
+    }
+
+    static func diagnosticObject(_ diagnostic: Diagnostic) -> [String: Any] {
+        ["severity": diagnostic.severity.rawValue, "message": diagnostic.message, "hint": diagnostic.hint ?? NSNull(),
+         "line": diagnostic.line, "column": diagnostic.column]
+    }
+
+    static func json(_ status: Int, _ object: Any) -> HTTPResponse {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")] + StudioAccess.securityHeaders, body: Array(data))
+    }
+
+    static func error(_ status: Int, _ field: String, _ message: String) -> HTTPResponse {
+        json(status, ["error": status == 404 ? "not-found" : "invalid", "field": field, "message": message])
+    }
+}
