@@ -4,7 +4,7 @@ _lprojctl() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     command=${COMP_WORDS[1]}
-    local commands="lint check scan dump match get set rm mv coverage status list tail select misses"
+    local commands="lint check scan dump match get set rm mv coverage status list tail select misses studio"
     if [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -13,7 +13,7 @@ _lprojctl() {
         --format) COMPREPLY=($(compgen -W "gcc json" -- "$cur")); return ;;
         --bundle) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app|--macro|--comment|--plural|--if-version|--limit) return ;;
+        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app|--macro|--comment|--plural|--if-version|--limit|--listen) return ;;
     esac
     local options
     case $command in
@@ -28,6 +28,7 @@ _lprojctl() {
         mv) options="--bundle --table --json --help" ;;
         coverage) options="--development --json --socket --help" ;;
         misses) options="--bundle --language --app --limit --json --socket --help" ;;
+        studio) options="--listen --socket --help" ;;
         status|list) options="--json --socket --help" ;;
         tail) options="--json --diagnostics --bundle --language --table --count --socket --help" ;;
         select) options="--app --socket --help" ;;
@@ -38,7 +39,7 @@ _lprojctl() {
         COMPREPLY=($(compgen -f -- "$cur"))
     elif [[ $command == scan ]]; then
         COMPREPLY=($(compgen -f -- "$cur"))
-    elif [[ $command == check || $command == coverage ]]; then
+    elif [[ $command == check || $command == coverage || $command == studio ]]; then
         COMPREPLY=($(compgen -d -- "$cur"))
     elif [[ $command == select ]]; then
         COMPREPLY=($(compgen -W "system" -- "$cur"))

@@ -1,5 +1,5 @@
 # fish completion for lprojctl (installed as share/fish/vendor_completions.d/lprojctl.fish)
-set -l commands lint check scan dump match get set rm mv coverage status list tail select misses
+set -l commands lint check scan dump match get set rm mv coverage status list tail select misses studio
 complete -c lprojctl -f
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a lint -d 'report every problem in tables'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a check -d 'cross-language checks of bundles'
@@ -14,6 +14,9 @@ complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a rm -d 're
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a mv -d 'rename a key in every localization'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a coverage -d 'translated, missing and stale keys per language'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a misses -d 'keys running apps did not find'
+complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a studio -d 'the translator\'s workbench in the browser'
+complete -c lprojctl -n "__fish_seen_subcommand_from studio" -l listen -x -d 'ADDRESS:PORT to listen on'
+complete -c lprojctl -n "__fish_seen_subcommand_from studio" -a '(__fish_complete_directories)'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'what the daemon is doing'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a list -d 'bundles, localizations and tables'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a tail -d 'events as they happen'
@@ -47,4 +50,4 @@ complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l count -x -d 'exit 
 complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l diagnostics -d 'also the bundles\' checks'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -l app -x -d 'the app\'s identifier'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -a system -d 'follow the environment again'
-complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail select coverage misses" -l socket -r -F -d 'the daemon\'s socket'
+complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail select coverage misses studio" -l socket -r -F -d 'the daemon\'s socket'

@@ -10,6 +10,8 @@ import Synchronization
 /// made anywhere shows in every page without a reload.
 public final class EventHub: Sendable {
     private let streams = Mutex<[EventStream]>([])
+    /// Whether lprojd answers now (a new page is told at once).
+    private let connected = Mutex(false)
     private let socket: String?
     private let stopped = Mutex(false)
     private let interrupter = Interrupter()
@@ -21,6 +23,7 @@ public final class EventHub: Sendable {
     /// A page to send events to (until its stream closes).
     func add(_ stream: EventStream) {
         streams.withLock { $0.append(stream) }
+        stream.post("event: daemon\ndata: {\"connected\":\(connected.withLock { $0 })}\n\n")
     }
 
     /// Sends `event` (its name) with `data` (one line of JSON) to every open page.
@@ -55,6 +58,7 @@ public final class EventHub: Sendable {
                 let connection = try DaemonConnection(path: socket, interrupter: interrupter)
                 _ = try connection.send(Hello(client: "lprojctl studio"))
                 _ = try connection.send(Subscribe(name: "studio", diagnostics: true, misses: true))
+                connected.withLock { $0 = true }
                 post("daemon", data: "{\"connected\":true}")
                 backoff = .milliseconds(100)
                 while true {
@@ -62,6 +66,7 @@ public final class EventHub: Sendable {
                     post(event.name, data: String(decoding: event.line, as: UTF8.self))
                 }
             } catch {
+                connected.withLock { $0 = false }
                 post("daemon", data: "{\"connected\":false}")
                 if stopped.withLock({ $0 }) || interrupter.wait(backoff) { return }
                 backoff = min(backoff * 2, .seconds(5))

@@ -220,8 +220,8 @@ public final class StudioAPI: Sendable {
 
     private func eventsResponse() -> HTTPResponse {
         let stream = EventStream()
-        hub.add(stream)
         stream.post("retry: 1000\n: connected\n\n")
+        hub.add(stream)
         return HTTPResponse(status: 200, headers: [("Content-Type", "text/event-stream; charset=utf-8"), ("X-Accel-Buffering", "no")] + StudioAccess.securityHeaders,
                             stream: stream)
     }

@@ -16,7 +16,7 @@ final class ManualTests: XCTestCase {
     func testLprojctlsManPageListsEveryCommandAndItsOptions() throws {
         let commands = try commandsOfLprojctl()
         XCTAssertEqual(commands, ["check", "coverage", "dump", "get", "lint", "list", "match", "misses", "mv", "rm", "scan", "select", "set",
-                                  "status", "tail"])
+                                  "status", "studio", "tail"])
         let page = try manPage("man/lprojctl.1")
         for command in commands {
             // The command's subsection: from its .SS line to the next.

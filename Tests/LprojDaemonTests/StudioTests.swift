@@ -1,0 +1,310 @@
+import Foundation
+import LprojClient
+import LprojProtocol
+import LprojTables
+import XCTest
+
+/// `lprojctl studio` over real HTTP against a real daemon: who may ask, what
+/// the API answers, and a write that reaches the file, the daemon, a
+/// subscribed LiveBundle and every page's event stream.
+final class StudioTests: XCTestCase {
+    private var daemon: DaemonProcess!
+    private var studio: Process!
+    private var port: UInt16 = 0
+    private var token = ""
+    private var bundle: String { daemon.root + "/App" }
+
+    override func setUpWithError() throws {
+        daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Welcome, %@!\";\n\"home\" = \"Home\";\n\"cart\" = \"Cart\";\n")
+        try daemon.write("App/fr.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Bienvenue, %@ !\";\n\"home\" = \"Accueil\";\n")
+        try daemon.write("App/ar.lproj/Localizable.strings", "\"home\" = \"الرئيسية\";\n")
+        try daemon.start()
+        studio = Process()
+        studio.executableURL = binaryDirectory().appendingPathComponent("lprojctl")
+        studio.arguments = ["studio", "--socket", daemon.socket]
+        let output = Pipe()
+        studio.standardOutput = output
+        studio.standardError = FileHandle.nullDevice
+        try studio.run()
+        // The first line is the address to open.
+        let line = try Self.firstLine(of: output.fileHandleForReading, timeout: 30)
+        let address = try XCTUnwrap(URLComponents(string: line))
+        port = UInt16(try XCTUnwrap(address.port))
+        token = try XCTUnwrap(address.queryItems?.first { $0.name == "token" }?.value)
+        XCTAssertEqual(address.host, "127.0.0.1")
+        XCTAssertEqual(token.count, 32)
+    }
+
+    override func tearDown() {
+        if let studio, studio.isRunning {
+            studio.interrupt()
+            studio.waitUntilExit()
+            XCTAssertEqual(studio.terminationStatus, 0)
+        }
+        if let daemon { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
+        daemon = nil
+    }
+
+    func testTheTokenTheHostAndTheOriginGuardEveryRequest() throws {
+        XCTAssertEqual(try get("/api/bundles", authenticated: false).status, 401)
+        XCTAssertEqual(try get("/", authenticated: false).status, 401)
+        XCTAssertEqual(try get("/api/bundles", headers: ["Authorization": "Bearer 00000000000000000000000000000000"], authenticated: false).status, 401)
+        let rebound = try get("/api/bundles", headers: ["Host": "attacker.example:\(port)"])
+        XCTAssertEqual(rebound.status, 403)
+        XCTAssertEqual(rebound.json["field"] as? String, "Host")
+        let foreign = try request("PUT", "/api/entry", headers: ["Origin": "http://attacker.example"], body: "{}")
+        XCTAssertEqual(foreign.status, 403)
+        XCTAssertEqual(foreign.json["field"] as? String, "Origin")
+        // The page's way in: ?token= sets the cookie and leaves the address.
+        let entry = try get("/?token=\(token)", authenticated: false)
+        XCTAssertEqual(entry.status, 303)
+        XCTAssertEqual(entry.headers["location"], "/")
+        let cookie = try XCTUnwrap(entry.headers["set-cookie"])
+        XCTAssertTrue(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), cookie)
+        let pair = String(cookie.split(separator: ";")[0])
+        let page = try get("/", headers: ["Cookie": pair], authenticated: false)
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.headers["content-security-policy"]?.contains("default-src 'self'") == true)
+        XCTAssertTrue(page.text.contains("<script src=\"/studio.js\" defer></script>"))
+        XCTAssertFalse(page.text.contains("<script>"), "no inline script")
+        XCTAssertEqual(try get("/studio.js", headers: ["Cookie": pair], authenticated: false).status, 200)
+        // A change by cookie needs the page's own origin.
+        let withoutOrigin = try request("PUT", "/api/entry", headers: ["Cookie": pair], body: "{}", authenticated: false)
+        XCTAssertEqual(withoutOrigin.status, 403)
+        let ownOrigin = try request("PUT", "/api/entry", headers: ["Cookie": pair, "Origin": "http://127.0.0.1:\(port)"], body: "{}", authenticated: false)
+        XCTAssertEqual(ownOrigin.status, 400, "past the gate: the body is checked")
+        XCTAssertEqual(ownOrigin.json["field"] as? String, "bundle")
+    }
+
+    func testCoverageEqualsLprojctlCoverage() throws {
+        let bundles = try XCTUnwrap(try get("/api/bundles").json["bundles"] as? [[String: Any]])
+        XCTAssertEqual(bundles.map { $0["path"] as? String }, [bundle])
+        let coverage = try runLprojctl(["coverage", bundle, "--json", "--socket", daemon.socket])
+        let rows = try XCTUnwrap(((JSONSerialization.jsonObject(with: Data(coverage.utf8)) as? [String: Any])?["bundles"] as? [[String: Any]])?
+            .first?["tables"] as? [[String: Any]])
+        for language in try XCTUnwrap(bundles.first?["languages"] as? [[String: Any]]) {
+            for table in try XCTUnwrap(language["tables"] as? [[String: Any]]) {
+                let expected = try XCTUnwrap(rows.first { $0["language"] as? String == language["language"] as? String && $0["table"] as? String == table["table"] as? String })
+                for field in ["total", "translated", "missing", "stale", "missingWords", "missedAtRuntime"] {
+                    XCTAssertEqual(table[field] as? Int, expected[field] as? Int, "\(language["language"]!) \(field)")
+                }
+            }
+        }
+        let arabic = try XCTUnwrap((bundles.first?["languages"] as? [[String: Any]])?.first { $0["language"] as? String == "ar" })
+        XCTAssertEqual(arabic["direction"] as? String, "rtl")
+    }
+
+    func testAnEditReachesTheFileTheDaemonALiveBundleAndEveryPage() throws {
+        var options = LiveBundle.Options()
+        options.socketPath = daemon.socket
+        options.environment = ["LANG": "fr_FR.UTF-8", "XDG_CONFIG_HOME": daemon.directory + "/config"]
+        let live = try LiveBundle(path: bundle, app: "com.example.studio", options: options)
+        let connected = expectation(description: "the LiveBundle follows the daemon")
+        connected.assertForOverFulfill = false
+        let following = live.observeConnection { if $0 { connected.fulfill() } }
+        wait(for: [connected], timeout: 30)
+        let events = try EventReader(port: port, token: token)
+        try events.await("daemon", containing: "\"connected\":true")
+
+        let table = try get("/api/table?bundle=\(bundle)&languages=fr&limit=10")
+        XCTAssertEqual(table.status, 200)
+        let french = try XCTUnwrap((table.json["languages"] as? [[String: Any]])?.first)
+        XCTAssertEqual(french["writable"] as? Bool, true)
+        XCTAssertEqual(french["pluralCategories"] as? [String], ["one", "many", "other"])
+        let version = try XCTUnwrap(french["version"] as? String)
+        XCTAssertEqual(table.json["total"] as? Int, 3)
+
+        let value = "<img src=x onerror=alert(1)> Page d'accueil"
+        let saved = try request("PUT", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr", "key": "home", "value": value, "version": version]))
+        XCTAssertEqual(saved.status, 200, saved.text)
+        XCTAssertEqual(try String(contentsOfFile: bundle + "/fr.lproj/Localizable.strings", encoding: .utf8),
+                       "/* Greeting */\n\"welcome\" = \"Bienvenue, %@ !\";\n\"home\" = \"\(value)\";\n", "that entry's bytes, and no others")
+        try events.await("table-changed", containing: "onerror=alert(1)> Page d'accueil")
+        let switched = expectation(description: "the LiveBundle has the new text")
+        switched.assertForOverFulfill = false
+        let token = live.observe { _ in if live.localizedString(forKey: "home", value: nil, table: nil) == value { switched.fulfill() } }
+        if live.localizedString(forKey: "home", value: nil, table: nil) == value { switched.fulfill() }
+        wait(for: [switched], timeout: 30)
+        _ = (token, following)
+
+        // The version it was made on is stale now: 409 with the current text.
+        let stale = try request("PUT", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr", "key": "home", "value": "Maison", "version": version]))
+        XCTAssertEqual(stale.status, 409)
+        XCTAssertEqual(stale.json["current"] as? String, value)
+        // A specifier English does not pass: 422 with the problem, the file untouched.
+        let before = try String(contentsOfFile: bundle + "/fr.lproj/Localizable.strings", encoding: .utf8)
+        let refused = try request("PUT", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr", "key": "welcome", "value": "Bienvenue, %d !"]))
+        XCTAssertEqual(refused.status, 422)
+        let diagnostic = try XCTUnwrap((refused.json["diagnostics"] as? [[String: Any]])?.first?["message"] as? String)
+        XCTAssertTrue(diagnostic.contains("(%d), but en reads it as an object (%@)"), diagnostic)
+        XCTAssertEqual(try String(contentsOfFile: bundle + "/fr.lproj/Localizable.strings", encoding: .utf8), before)
+        // A plural form the language does not have names the field.
+        let few = try request("PUT", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr", "key": "n",
+                                                                      "plural": ["variable": "n", "category": "few", "value": "x"]]))
+        XCTAssertEqual(few.status, 400)
+        XCTAssertEqual(few.json["field"] as? String, "plural")
+    }
+
+    func testBadRequestsGetAJSONErrorNamingTheField() throws {
+        let cases: [(String, String, String?, Int, String)] = [
+            ("GET", "/api/table", nil, 400, "bundle"),
+            ("GET", "/api/table?bundle=/etc", nil, 404, "bundle"),
+            ("GET", "/api/table?bundle=\(bundle)&limit=0", nil, 400, "limit"),
+            ("GET", "/api/table?bundle=\(bundle)&filter=everything", nil, 400, "filter"),
+            ("PUT", "/api/entry", "not json", 400, "body"),
+            ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr"]), 400, "key"),
+            ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k"]), 400, "value"),
+            ("DELETE", "/api/entry", nil, 405, "method"),
+            ("GET", "/api/nothing", nil, 404, "path"),
+            ("PUT", "/api/entry", String(repeating: "x", count: 2 << 20), 413, "body"),
+        ]
+        for (method, path, body, status, field) in cases {
+            let response = try request(method, path, body: body)
+            XCTAssertEqual(response.status, status, "\(method) \(path)")
+            XCTAssertEqual(response.json["field"] as? String, field, "\(method) \(path)")
+        }
+        let search = try get("/api/table?bundle=\(bundle)&languages=fr&filter=missing&q=cart")
+        XCTAssertEqual((search.json["entries"] as? [[String: Any]])?.map { $0["key"] as? String }, ["cart"])
+    }
+
+    // MARK: - HTTP
+
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var text: String
+        var json: [String: Any] { ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]) ?? [:] }
+    }
+
+    private func get(_ path: String, headers: [String: String] = [:], authenticated: Bool = true) throws -> Response {
+        try request("GET", path, headers: headers, authenticated: authenticated)
+    }
+
+    /// One request on its own connection (`Connection: close`), with the studio's token unless said.
+    private func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil, authenticated: Bool = true) throws -> Response {
+        let bearer = authenticated ? token : nil
+        var lines = ["\(method) \(path.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? path) HTTP/1.1", "Connection: close"]
+        if headers["Host"] == nil { lines.append("Host: 127.0.0.1:\(port)") }
+        if let bearer { lines.append("Authorization: Bearer \(bearer)") }
+        for (name, value) in headers { lines.append("\(name): \(value)") }
+        let bytes = Array((body ?? "").utf8)
+        if body != nil { lines += ["Content-Type: application/json", "Content-Length: \(bytes.count)"] }
+        let socket = try Self.connect(port: port)
+        defer { close(socket) }
+        try Self.send(socket, Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + bytes)
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer.prefix(count)
+        }
+        return try Self.parse(received)
+    }
+
+    static func connect(port: UInt16) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(descriptor); throw DaemonTestError("cannot connect to the studio") }
+        return descriptor
+    }
+
+    static func send(_ socket: Int32, _ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            // The server may answer (413) and close before a large body is all sent.
+            if count <= 0 { return }
+            offset += count
+        }
+    }
+
+    static func parse(_ received: [UInt8]) throws -> Response {
+        let text = String(decoding: received, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n") else { throw DaemonTestError("no HTTP response: \(text)") }
+        let head = text[..<split.lowerBound].components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ")[1]) ?? 0
+        var headers: [String: String] = [:]
+        for line in head.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        var body = String(text[split.upperBound...])
+        if headers["transfer-encoding"] == "chunked" {
+            // Chunks: a hex size line, the bytes, CRLF; 0 ends.
+            var decoded = "", rest = Substring(body)
+            while let line = rest.range(of: "\r\n"), let size = Int(rest[..<line.lowerBound], radix: 16), size > 0 {
+                let start = line.upperBound
+                let bytes = Array(rest[start...].utf8)
+                decoded += String(decoding: bytes.prefix(size), as: UTF8.self)
+                rest = Substring(String(decoding: bytes.dropFirst(size + 2), as: UTF8.self))
+            }
+            body = decoded
+        }
+        return Response(status: status, headers: headers, text: body)
+    }
+
+    static func body(_ object: [String: Any]) -> String {
+        String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+
+    private static func firstLine(of handle: FileHandle, timeout: TimeInterval) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var text = ""
+        while !text.contains("\n") {
+            guard Date() < deadline else { throw DaemonTestError("the studio printed no address: \(text)") }
+            var poll = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&poll, 1, 1000) >= 0 else { continue }
+            if poll.revents != 0 {
+                let data = handle.availableData
+                if data.isEmpty { throw DaemonTestError("the studio ended: \(text)") }
+                text += String(decoding: data, as: UTF8.self)
+            }
+        }
+        return String(text.prefix { $0 != "\n" })
+    }
+
+    private func runLprojctl(_ arguments: [String]) throws -> String {
+        let output = daemon.directory + "/lprojctl-output"
+        XCTAssertEqual(try runToEnd(binaryDirectory().appendingPathComponent("lprojctl").path, arguments, output: output), 0)
+        return try String(contentsOfFile: output, encoding: .utf8)
+    }
+}
+
+/// A page's event stream, read with deadlines.
+private final class EventReader {
+    private let socket: Int32
+    private var received = ""
+
+    init(port: UInt16, token: String) throws {
+        socket = try StudioTests.connect(port: port)
+        try StudioTests.send(socket, Array("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8))
+    }
+
+    deinit { close(socket) }
+
+    /// Waits for an event `name` whose data holds `text`.
+    func await(_ name: String, containing text: String, timeout: TimeInterval = 30) throws {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while true {
+            for block in received.components(separatedBy: "\n\n") where block.contains("event: \(name)\n") && block.contains(text) { return }
+            guard Date() < deadline else { throw DaemonTestError("no \(name) event with \(text); got: \(received)") }
+            var poll = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+            if Glibc.poll(&poll, 1, 1000) > 0 {
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                let count = recv(socket, &buffer, buffer.count, 0)
+                guard count > 0 else { throw DaemonTestError("the event stream ended: \(received)") }
+                received += String(decoding: buffer.prefix(count), as: UTF8.self)
+            }
+        }
+    }
+}
