@@ -138,7 +138,9 @@ public final class StudioAPI: Sendable {
             default: break
             }
             if let search, !search.isEmpty {
+                // Any text a user sees, in any language: the way to the key behind a label.
                 let texts = [key, shown(reference?[key])] + entries.map(shown)
+                    + loaded.localizations.map { shown(loaded.table(tableName, localization: $0)?[key]) }
                 if !texts.contains(where: { $0.lowercased().contains(search) }) { continue }
             }
             selected.append(key)

@@ -12,7 +12,15 @@ enum StudioAssets {
         "/index.html": File(type: "text/html; charset=utf-8", text: page),
         "/studio.js": File(type: "text/javascript; charset=utf-8", text: script),
         "/studio.css": File(type: "text/css; charset=utf-8", text: style),
+        "/favicon.svg": File(type: "image/svg+xml", text: icon),
+        "/favicon.ico": File(type: "image/svg+xml", text: icon),
     ]
+
+    static let icon = """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#0a64d8"/>\
+        <text x="8" y="12" font-size="10" text-anchor="middle" fill="#fff" font-family="sans-serif">L</text></svg>
+
+        """
 
     static let page = """
         <!doctype html>
@@ -22,6 +30,7 @@ enum StudioAssets {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>lprojd studio</title>
         <link rel="stylesheet" href="/studio.css">
+        <link rel="icon" href="/favicon.svg" type="image/svg+xml">
         <script src="/studio.js" defer></script>
         </head>
         <body>
@@ -82,7 +91,7 @@ enum StudioAssets {
         th.key, td.key { font-family: ui-monospace, monospace; width: 16em; }
         td.value { cursor: text; } td.value.readonly { cursor: default; background: #fafafa; }
         td.value.missing { background: #fff4e5; } td.value.saving { opacity: .6; }
-        .form { display: block; } .form .category { color: #666; font-size: .85em; margin-inline-end: .3em; }
+        .form { display: block; } .form.empty .text::after { content: '—'; color: #aaa; } .form .category { color: #666; font-size: .85em; margin-inline-end: .3em; }
         .diagnostic { display: block; font-size: .85em; color: #8a4b00; } .diagnostic.error { color: #b00020; }
         .missed { font-size: .8em; background: #e8f0fe; border-radius: .5em; padding: 0 .4em; }
         .notice { display: block; font-size: .85em; color: #b00020; }
@@ -205,9 +214,20 @@ enum StudioAssets {
             'data-bundle': body.bundle, 'data-table': body.table, 'data-language': column.language, 'data-key': entry.key,
             'data-version': column.version });
           const forms = formsOf(value);
-          if (forms && forms.some(form => form.category)) {
-            for (const form of forms) cell.append(element('span', { class: 'form', 'data-variable': form.variable, 'data-category': form.category },
-              element('span', { class: 'category', text: form.category }), element('span', { class: 'text', text: form.text })));
+          const rule = formsOf(entry.development) || [];
+          if ((forms && forms.some(form => form.category)) || rule.some(form => form.category)) {
+            // One field per form the language's CLDR rules have (empty ones to fill), per variable.
+            const variables = [...new Set((forms || []).concat(rule).filter(form => form.category).map(form => form.variable))];
+            for (const variable of variables) {
+              const have = (forms || []).filter(form => form.variable === variable && form.category);
+              const categories = [...new Set(column.pluralCategories.concat(have.map(form => form.category)))];
+              for (const category of categories) {
+                const form = have.find(candidate => candidate.category === category);
+                cell.append(element('span', { class: 'form' + (form ? '' : ' empty'), 'data-variable': variable, 'data-category': category },
+                  element('span', { class: 'category', text: (variable ? variable + ' ' : '') + category }),
+                  element('span', { class: 'text', text: form ? form.text : '' })));
+              }
+            }
           } else {
             cell.append(element('span', { class: 'text', text: forms ? forms[0].text : '' }));
           }

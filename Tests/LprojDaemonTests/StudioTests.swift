@@ -146,6 +146,20 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(few.json["field"] as? String, "plural")
     }
 
+    /// The page in headless Chromium (Tests/Browser/studio_page.py, Selenium):
+    /// the bars, an edit typed into a cell, an edit on disk shown live, a
+    /// hostile value as text, a clean console. `LPROJ_SCREENSHOTS` keeps
+    /// the screenshots it takes (docs/images has the ones STUDIO.md shows).
+    func testThePageInABrowser() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Browser/studio_page.py")
+        let shots = ProcessInfo.processInfo.environment["LPROJ_SCREENSHOTS"] ?? daemon.directory
+        let output = daemon.directory + "/browser-output"
+        let status = try runToEnd("/usr/bin/python3", [script.path, "http://127.0.0.1:\(port)/?token=\(token)", bundle, shots], output: output)
+        let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        XCTAssertEqual(status, 0, printed)
+        XCTAssertTrue(printed.contains("ok: no error in the browser console"), printed)
+    }
+
     func testBadRequestsGetAJSONErrorNamingTheField() throws {
         let cases: [(String, String, String?, Int, String)] = [
             ("GET", "/api/table", nil, 400, "bundle"),
