@@ -98,11 +98,12 @@ public struct TableWriter: Sendable {
         let target = try self.target(language: language)
         guard let file = target.catalog ?? target.stringsdict else { throw .invalid("no table file") }
         if target.catalog == nil, variable == nil { throw .invalid("a .stringsdict plural form belongs to a variable: --plural VARIABLE:\(category)") }
-        // A variable written anew takes the development language's value type.
-        let valueType = variable.flatMap { variable in
-            try? loadTables().table(development: true)?[key]?.substitutions[variable]?.formatSpecifier
-        }
-        return try edit(.setPluralForm(key: key, variable: variable, category: category, value: value, valueType: valueType),
+        // A variable or entry written anew takes the development language's value type and format.
+        let original = try? loadTables().table(development: true)?[key]
+        let valueType = variable.flatMap { original?.substitutions[$0]?.formatSpecifier }
+        var format: String?
+        if case .text(let text)? = original?.value, variable.map({ original?.substitutions[$0] != nil }) == true { format = text }
+        return try edit(.setPluralForm(key: key, variable: variable, category: category, value: value, valueType: valueType, format: format),
                         in: file, target: target, ifVersion: ifVersion)
     }
 

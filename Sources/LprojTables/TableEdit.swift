@@ -7,8 +7,10 @@ public enum TableEdit: Hashable, Sendable {
     case setText(key: String, value: String, comment: String?)
     /// One plural form: of `variable` (a `.stringsdict` or catalog
     /// substitution), or of a catalog entry's own plural variations when nil.
-    /// `valueType` is the `NSStringFormatValueTypeKey` of a variable written anew.
-    case setPluralForm(key: String, variable: String?, category: String, value: String, valueType: String?)
+    /// `valueType` is the `NSStringFormatValueTypeKey` of a variable written
+    /// anew, `format` the `NSStringLocalizedFormatKey` of an entry written
+    /// anew (default `%#@variable@`).
+    case setPluralForm(key: String, variable: String?, category: String, value: String, valueType: String?, format: String? = nil)
     /// The key and its comment.
     case remove(key: String)
     /// The key keeps its value (and comment) under a new name.
@@ -17,7 +19,7 @@ public enum TableEdit: Hashable, Sendable {
     /// The key the edit is about.
     public var key: String {
         switch self {
-        case .setText(let key, _, _), .setPluralForm(let key, _, _, _, _), .remove(let key), .rename(let key, _): return key
+        case .setText(let key, _, _), .setPluralForm(let key, _, _, _, _, _), .remove(let key), .rename(let key, _): return key
         }
     }
 
@@ -112,7 +114,7 @@ public enum TableEdit: Hashable, Sendable {
         case .setText(let key, let value, _):
             guard document.dictionary(at: [key]) != nil else { throw TableEditError(path: path, "has no entry \"\(key)\"") }
             try document.setString(value, at: [key, StringsDictFile.formatKey])
-        case .setPluralForm(let key, let variable, let category, let value, let valueType):
+        case .setPluralForm(let key, let variable, let category, let value, let valueType, let format):
             guard let variable else { throw TableEditError(path: path, "a .stringsdict plural form belongs to a variable: --plural VARIABLE:\(category)") }
             let rule: PropertyListDocument.NewValue = .dictionary([
                 (StringsDictFile.specTypeKey, .string(StringsDictFile.pluralRuleType)),
@@ -120,7 +122,8 @@ public enum TableEdit: Hashable, Sendable {
                 (category, .string(value)),
             ])
             if document.dictionary(at: [key]) == nil {
-                try document.insert(key: key, value: .dictionary([(StringsDictFile.formatKey, .string("%#@\(variable)@")), (variable, rule)]), into: [])
+                try document.insert(key: key, value: .dictionary([(StringsDictFile.formatKey, .string(format ?? "%#@\(variable)@")), (variable, rule)]),
+                                    into: [])
             } else if document.dictionary(at: [key, variable]) == nil {
                 try document.insert(key: variable, value: rule, into: [key])
             } else {
@@ -152,10 +155,10 @@ public enum TableEdit: Hashable, Sendable {
             } else {
                 root[key] = value
             }
-        case .setPluralForm(let key, let variable, let category, let value, let valueType):
+        case .setPluralForm(let key, let variable, let category, let value, let valueType, let format):
             guard isStringsDict else { throw Self.pluralInStrings(path) }
             guard let variable else { throw TableEditError(path: path, "a .stringsdict plural form belongs to a variable: --plural VARIABLE:\(category)") }
-            var entry = root[key] as? [String: Any] ?? [StringsDictFile.formatKey: "%#@\(variable)@"]
+            var entry = root[key] as? [String: Any] ?? [StringsDictFile.formatKey: format ?? "%#@\(variable)@"]
             var rule = entry[variable] as? [String: Any]
                 ?? [StringsDictFile.specTypeKey: StringsDictFile.pluralRuleType, StringsDictFile.valueTypeKey: valueType ?? "d"]
             rule[category] = value
@@ -187,7 +190,7 @@ public enum TableEdit: Hashable, Sendable {
         case .setText(let key, let value, let comment):
             try document.set(key, language: try requireLanguage(), to: value)
             if let comment { try document.setComment(key, comment) }
-        case .setPluralForm(let key, let variable, let category, let value, _):
+        case .setPluralForm(let key, let variable, let category, let value, _, _):
             try document.setPluralForm(key, language: try requireLanguage(), variable: variable, category: category, to: value)
         case .remove(let key):
             try document.remove(key, language: language)
@@ -232,7 +235,7 @@ public enum TableEdit: Hashable, Sendable {
         switch self {
         case .setText(let key, let value, _):
             return new[key]?.value == .text(value)
-        case .setPluralForm(let key, let variable, let category, let value, _):
+        case .setPluralForm(let key, let variable, let category, let value, _, _):
             guard let entry = new[key] else { return false }
             let variants = variable.flatMap { entry.substitutions[$0]?.variants } ?? entry.value
             guard case .plural(let forms) = variants else { return false }

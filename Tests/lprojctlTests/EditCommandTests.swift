@@ -70,6 +70,18 @@ final class EditCommandTests: XCTestCase {
         XCTAssertEqual(try lprojctl(["set", "days", "%d jour", "--bundle", bundle, "--language", "fr", "--plural", "d:one", "--force"]).status, 0)
     }
 
+    func testANewRuleTakesTheDevelopmentLanguagesFormatAndValueType() throws {
+        try directory.write("App/en.lproj/Localizable.stringsdict", Self.rules("%d files", "%d file").replacingOccurrences(of: "<string>%#@n@</string>",
+                                                                                                                           with: "<string>%#@n@ in %@</string>")
+                                .replacingOccurrences(of: "<string>d</string>", with: "<string>ld</string>"))
+        let set = try lprojctl(["set", "files", "%ld archivos", "--bundle", bundle, "--language", "es", "--plural", "n:other"])
+        XCTAssertEqual(set.status, 0, set.stderr)
+        let rule = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: bundle + "/es.lproj/Localizable.stringsdict")),
+                                                                        format: nil) as? [String: [String: Any]])
+        XCTAssertEqual(rule["files"]?["NSStringLocalizedFormatKey"] as? String, "%#@n@ in %@")
+        XCTAssertEqual((rule["files"]?["n"] as? [String: String])?["NSStringFormatValueTypeKey"], "ld")
+    }
+
     func testAnEditTheChecksRefuseChangesNothing() throws {
         let before = try text("App/fr.lproj/Localizable.strings")
         let refused = try lprojctl(["set", "welcome", "Bienvenue, %d !", "--bundle", bundle, "--language", "fr"])
