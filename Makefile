@@ -127,6 +127,7 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench requests
 	$(BIN_RELEASE)/lproj-bench deploy
 	$(BIN_RELEASE)/lproj-bench edit
+	$(BIN_RELEASE)/lproj-bench studio
 
 ## install: the release binaries, config, units, sysusers.d and tmpfiles.d
 ## entries, man pages, completions and docs under PREFIX (default

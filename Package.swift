@@ -57,7 +57,7 @@ let package = Package(
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojClient", "LprojCommandLine",
-                                                              "CAllocationCounter"]),
+                                                              "LprojStudio", "CAllocationCounter"]),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),

@@ -6,6 +6,7 @@ import LprojCatalog
 import LprojClient
 import LprojProtocol
 import LprojTables
+import Synchronization
 
 /// The studio's JSON API, decided without a socket of its own: requests
 /// in, responses out (`HTTPServer` does the I/O). Bundles are the daemon's
@@ -26,6 +27,9 @@ public final class StudioAPI: Sendable {
     /// The bundles the studio shows (nil: every bundle the daemon serves).
     let bundles: [String]?
     let hub: EventHub
+    /// The connection requests to lprojd go on (one at a time).
+    private let link = Mutex<DaemonConnection?>(nil)
+    private let roots = Mutex<(roots: [String], asked: ContinuousClock.Instant)?>(nil)
     /// Keys a page asks for at most at once.
     static let maximumLimit = 1000
 
@@ -240,15 +244,59 @@ public final class StudioAPI: Sendable {
         return (false, "\(path) is not writable by this user (\(String(cString: strerror(errno))))")
     }
 
-    private func daemon() throws(DaemonConnection.Failure) -> DaemonConnection {
-        let connection = try DaemonConnection(path: socket)
-        _ = try connection.send(Hello(client: "lprojctl studio"))
-        return connection
+    /// `request`'s reply from lprojd, on the studio's one connection for requests (made again when it broke).
+    private func ask<R: Request>(_ request: R) throws(DaemonConnection.Failure) -> R.Reply {
+        let outcome: Result<R.Reply, DaemonConnection.Failure> = link.withLock { connection in
+            var last = DaemonConnection.Failure.closed
+            for _ in 0..<2 {
+                if connection == nil {
+                    switch Self.connect(socket) {
+                    case .success(let made): connection = made
+                    case .failure(let failure): return .failure(failure)
+                    }
+                }
+                switch Self.send(request, on: connection!) {
+                case .success(let reply): return .success(reply)
+                case .failure(let failure):
+                    if case .refused = failure { return .failure(failure) }
+                    connection = nil
+                    last = failure
+                }
+            }
+            return .failure(last)
+        }
+        return try outcome.get()
+    }
+
+    private static func send<R: Request>(_ request: R, on connection: DaemonConnection) -> Result<R.Reply, DaemonConnection.Failure> {
+        do {
+            return .success(try connection.send(request))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func connect(_ socket: String?) -> Result<DaemonConnection, DaemonConnection.Failure> {
+        do {
+            let made = try DaemonConnection(path: socket)
+            _ = try made.send(Hello(client: "lprojctl studio"))
+            return .success(made)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The daemon's roots, asked again at most once a second (a reload may change them).
+    private func daemonRoots() throws(DaemonConnection.Failure) -> [String] {
+        if let known = roots.withLock({ $0 }), ContinuousClock.now - known.asked < .seconds(1) { return known.roots }
+        let asked = try ask(Status()).roots
+        roots.withLock { $0 = (asked, .now) }
+        return asked
     }
 
     private func daemonBundles() -> Result<[BundleSummary], Refusal> {
         do {
-            let list = try daemon().send(List()).bundles
+            let list = try ask(List()).bundles
             guard let bundles else { return .success(list) }
             return .success(list.filter { bundles.contains($0.path) })
         } catch {
@@ -256,28 +304,35 @@ public final class StudioAPI: Sendable {
         }
     }
 
-    /// A bundle the daemon serves (and the studio shows), or the error naming the field.
+    /// A bundle the studio shows: a directory under one of the daemon's
+    /// roots (and among the bundles named, when some were), named without
+    /// `..`; or the error naming the field.
     private func servedBundle(_ path: String?) -> Result<String, Refusal> {
         guard let path, !path.isEmpty else { return .failure(Refusal(Self.error(400, "bundle", "bundle is required"))) }
-        switch daemonBundles() {
-        case .failure(let refusal): return .failure(refusal)
-        case .success(let list):
-            guard list.contains(where: { $0.path == path }) else {
-                return .failure(Refusal(Self.error(404, "bundle", "\(path) is not a bundle this studio shows")))
-            }
-            return .success(path)
+        let roots: [String]
+        do {
+            roots = try daemonRoots()
+        } catch {
+            return .failure(Refusal(Self.error(502, "daemon", "lprojd does not answer: \(error)")))
         }
+        var isDirectory: ObjCBool = false
+        guard path.hasPrefix("/"), PathText.tidy(path) == path, !path.split(separator: "/").contains(".."),
+              roots.contains(where: { ExactName(path).isWithin($0) }), bundles?.contains(path) ?? true,
+              FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return .failure(Refusal(Self.error(404, "bundle", "\(path) is not a bundle this studio shows")))
+        }
+        return .success(path)
     }
 
     private func runtimeMisses(of bundle: String) -> [String: Int] {
-        guard let reply = try? daemon().send(Misses(bundle: bundle)) else { return [:] }
+        guard let reply = try? ask(Misses(bundle: bundle)) else { return [:] }
         var counts: [String: Int] = [:]
         for record in reply.misses { counts[(record.language ?? "-") + "/" + record.table, default: 0] += 1 }
         return counts
     }
 
     private func missesByKey(bundle: String, table: String) -> [String: [String: UInt64]] {
-        guard let reply = try? daemon().send(Misses(bundle: bundle)) else { return [:] }
+        guard let reply = try? ask(Misses(bundle: bundle)) else { return [:] }
         var result: [String: [String: UInt64]] = [:]
         for record in reply.misses where record.table == table { result[record.language ?? "-", default: [:]][record.key, default: 0] += record.count }
         return result

@@ -28,6 +28,8 @@ let help = """
       edit [--keys N] [--rounds N] [--saves N] [--json]
             a set through the one writer beside a plain rewrite of the whole file;
             save → subscriber for both
+      studio [--keys N] [--saves N] [--json]
+            a page's PUT until a second page has the event, beside lprojctl set until a subscriber has it
       deploy [--bundles N] [--json]
             on those 50,000 tables: a poll's CPU time beside find(1); a release
             swap until published, beside a restart on the new release
@@ -42,4 +44,5 @@ let help = """
 Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": ParseBenchmark.run, "latency": LatencyBenchmark.run,
                                                                           "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run,
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
-                                                                          "deploy": DeployBenchmark.run, "edit": EditBenchmark.run])
+                                                                          "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
+                                                                          "studio": StudioBenchmark.run])
