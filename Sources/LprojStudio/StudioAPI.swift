@@ -150,6 +150,7 @@ public final class StudioAPI: Sendable {
             selected.append(key)
         }
         let page = selected.dropFirst(offset).prefix(limit)
+        let comments = self.comments(bundle: bundle, table: tableName, development: development)
         var rows: [[String: Any]] = []
         for key in page {
             var values: [String: Any] = [:], problems: [String: Any] = [:], missed: [String: Any] = [:]
@@ -162,10 +163,11 @@ public final class StudioAPI: Sendable {
                 if let count = misses[language]?[key] { missed[language] = count }
             }
             rows.append(["key": key, "development": reference?[key].map(Self.entryObject) ?? NSNull(), "values": values,
-                         "diagnostics": problems, "missed": missed])
+                         "diagnostics": problems, "missed": missed, "comment": comments[key] ?? NSNull()])
         }
         let columns: [[String: Any]] = languages.map { language in
-            let version = (try? writer.current(language: language).version) ?? TableVersion.of(nil)
+            // (The version TableWriter checks: the same composed table, read once with the rest.)
+            let version = TableVersion.of(Pseudolanguage(tag: language) == nil ? loaded.table(tableName, localization: language) : nil)
             let (writable, reason) = writability(writer, language)
             return ["language": language, "version": version, "direction": Self.direction(language), "writable": writable,
                     "reason": reason ?? NSNull(), "pluralCategories": PluralCategory.categories(of: language) ?? ["other"]]
@@ -233,6 +235,14 @@ public final class StudioAPI: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The keys' comments: the table's catalog, else the development localization's `.strings`.
+    private func comments(bundle: String, table: String, development: String?) -> [String: String] {
+        let catalog = bundle + "/" + table + ".xcstrings"
+        if let data = FileManager.default.contents(atPath: catalog) { return TableComments.of(Array(data), format: .xcstrings) }
+        guard let development, let data = FileManager.default.contents(atPath: bundle + "/" + development + ".lproj/" + table + ".strings") else { return [:] }
+        return TableComments.of(Array(data), format: .strings)
+    }
 
     /// Whether the studio's user may write `language`'s table, and why not.
     private func writability(_ writer: TableWriter, _ language: String) -> (Bool, String?) {

@@ -88,7 +88,7 @@ enum StudioAssets {
         progress { width: 10em; }
         table { border-collapse: collapse; width: 100%; table-layout: fixed; }
         th, td { border: 1px solid #ddd; padding: .3em .5em; vertical-align: top; text-align: start; overflow-wrap: anywhere; white-space: pre-wrap; }
-        th.key, td.key { font-family: ui-monospace, monospace; width: 16em; }
+        th.key, td.key { font-family: ui-monospace, monospace; width: 16em; } th.comment, td.comment { color: #555; font-size: .9em; width: 14em; }
         td.value { cursor: text; } td.value.readonly { cursor: default; background: #fafafa; }
         td.value.missing { background: #fff4e5; } td.value.saving { opacity: .6; }
         .form { display: block; } .form.empty .text::after { content: '—'; color: #aaa; } .form .category { color: #666; font-size: .85em; margin-inline-end: .3em; }
@@ -194,13 +194,15 @@ enum StudioAssets {
 
         function renderTable(body) {
           const head = document.querySelector('#entries thead'), rows = document.querySelector('#entries tbody');
-          head.replaceChildren(element('tr', {}, element('th', { class: 'key', text: 'Key' }), element('th', { text: body.development || 'development' }),
+          head.replaceChildren(element('tr', {}, element('th', { class: 'key', text: 'Key' }), element('th', { class: 'comment', text: 'Comment' }),
+            element('th', { text: body.development || 'development' }),
             ...body.languages.map(column => element('th', { dir: column.direction, title: column.writable ? null : column.reason,
                                                           text: column.language + (column.writable ? '' : ' (read-only)') }))));
           rows.replaceChildren();
           for (const entry of body.entries) {
             const development = formsOf(entry.development);
             const row = element('tr', { 'data-key': entry.key }, element('td', { class: 'key', text: entry.key }),
+              element('td', { class: 'comment', text: entry.comment || '' }),
               element('td', { text: development ? development.map(form => form.text).join('\n') : '' }));
             for (const column of body.languages) row.append(valueCell(body, column, entry));
             rows.append(row);

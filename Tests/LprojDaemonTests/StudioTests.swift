@@ -114,6 +114,8 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(french["pluralCategories"] as? [String], ["one", "many", "other"])
         let version = try XCTUnwrap(french["version"] as? String)
         XCTAssertEqual(table.json["total"] as? Int, 3)
+        let welcome = try XCTUnwrap((table.json["entries"] as? [[String: Any]])?.first { $0["key"] as? String == "welcome" })
+        XCTAssertEqual(welcome["comment"] as? String, "Greeting", "the development file's comment above the entry")
 
         let value = "<img src=x onerror=alert(1)> Page d'accueil"
         let saved = try request("PUT", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr", "key": "home", "value": value, "version": version]))
@@ -158,6 +160,27 @@ final class StudioTests: XCTestCase {
         let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         XCTAssertEqual(status, 0, printed)
         XCTAssertTrue(printed.contains("ok: no error in the browser console"), printed)
+    }
+
+    func testATenThousandKeyTableInFortyLanguagesIsServedAPageAtATime() throws {
+        let languages = ["ar", "bg", "ca", "cs", "da", "de", "el", "es", "et", "fi", "fr", "he", "hi", "hr", "hu", "id", "it", "ja", "ko", "lt",
+                         "lv", "ms", "nb", "nl", "pl", "pt-BR", "pt-PT", "ro", "ru", "sk", "sl", "sr", "sv", "th", "tr", "uk", "vi", "zh-Hans", "zh-Hant"]
+        for language in ["en"] + languages {
+            let text = (0..<10_000).map { "\"key.\($0)\" = \"\(language) text \($0)\";" }.joined(separator: "\n") + "\n"
+            try daemon.write("Big/\(language).lproj/Localizable.strings", text)
+        }
+        _ = try daemon.connect().send(Sync(), timeout: .seconds(120))
+        let page = try get("/api/table?bundle=\(daemon.root)/Big&limit=100&offset=9950")
+        XCTAssertEqual(page.status, 200, page.text)
+        XCTAssertEqual(page.json["total"] as? Int, 10_000)
+        XCTAssertEqual((page.json["languages"] as? [[String: Any]])?.count, 39)
+        let entries = try XCTUnwrap(page.json["entries"] as? [[String: Any]])
+        XCTAssertEqual(entries.count, 50, "the last page")
+        let first = try XCTUnwrap(entries.first)
+        let number = try XCTUnwrap((first["key"] as? String)?.dropFirst("key.".count))
+        XCTAssertEqual((first["values"] as? [String: Any])?["zh-Hant"] as? String, "zh-Hant text \(number)")
+        let searched = try get("/api/table?bundle=\(daemon.root)/Big&languages=fr&q=ja text 9999")
+        XCTAssertEqual((searched.json["entries"] as? [[String: Any]])?.map { $0["key"] as? String }, ["key.9999"], "found by its Japanese text")
     }
 
     func testBadRequestsGetAJSONErrorNamingTheField() throws {
