@@ -40,7 +40,7 @@ final class PackagingTests: XCTestCase {
 
     func testThePackageHoldsWhatItShould() throws {
         let info = try runProgram("/usr/bin/dpkg-deb", ["-f", package, "Depends"]).output
-        for library in ["libicu72", "libinotifytools0", "libinih1", "libsystemd0"] {
+        for library in ["libicu72", "libinotifytools0", "libinih1", "libsystemd0", "libmicrohttpd12"] {
             XCTAssertTrue(info.contains(library), "Depends names \(library): \(info)")
         }
         XCTAssertFalse(info.contains("swift"), "the Swift runtime is linked in")
@@ -56,7 +56,7 @@ final class PackagingTests: XCTestCase {
                      "./usr/lib/tmpfiles.d/lprojd.conf", "./usr/share/man/man8/lprojd.8.gz", "./usr/share/man/man1/lprojctl.1.gz",
                      "./usr/share/man/man5/lprojd.conf.5.gz", "./usr/share/bash-completion/completions/lprojctl",
                      "./usr/share/zsh/vendor-completions/_lprojctl", "./usr/share/fish/vendor_completions.d/lprojctl.fish",
-                     "./usr/share/doc/lprojd/copyright", "./usr/share/doc/lprojd/PROTOCOL.md"] {
+                     "./usr/share/doc/lprojd/copyright", "./usr/share/doc/lprojd/PROTOCOL.md", "./usr/share/doc/lprojd/STUDIO.md"] {
             XCTAssertTrue(contents.contains(" " + path + "\n"), "the package holds \(path)")
         }
         let lintian = try runProgram("/usr/bin/lintian", ["--tag-display-limit", "0", package])
