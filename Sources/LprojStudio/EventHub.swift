@@ -1,6 +1,7 @@
 import Foundation
 import LprojClient
 import LprojProtocol
+import LprojTables
 import Synchronization
 
 /// The studio's pages, each an event stream, and the one connection that
@@ -12,6 +13,8 @@ public final class EventHub: Sendable {
     private let streams = Mutex<[EventStream]>([])
     /// Whether lprojd answers now (a new page is told at once).
     private let connected = Mutex(false)
+    /// Each bundle's cross-language diagnostics, as the daemon last published them.
+    private let diagnostics = Mutex<[String: [Diagnostic]]>([:])
     private let socket: String?
     private let stopped = Mutex(false)
     private let interrupter = Interrupter()
@@ -34,6 +37,11 @@ public final class EventHub: Sendable {
             return streams
         }
         for stream in open { stream.post(text) }
+    }
+
+    /// The diagnostics of `bundle` the daemon last published (none: clean, or not heard of yet).
+    public func diagnostics(of bundle: String) -> [Diagnostic] {
+        diagnostics.withLock { $0[bundle] ?? [] }
     }
 
     /// Follows lprojd on a thread of its own, reconnecting with backoff;
@@ -63,6 +71,9 @@ public final class EventHub: Sendable {
                 backoff = .milliseconds(100)
                 while true {
                     let event = try connection.nextEvent(timeout: .seconds(86_400 * 365))
+                    if event.name == Diagnostics.name, let set = try? event.decode(Diagnostics.self) {
+                        diagnostics.withLock { $0[set.bundle] = set.diagnostics }
+                    }
                     post(event.name, data: String(decoding: event.line, as: UTF8.self))
                 }
             } catch {

@@ -73,11 +73,18 @@ public final class StudioAPI: Sendable {
                 ])
             }
             let order = coverage.rows.map(\.language).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+            // The daemon's checks of the bundle, counted per localization by the file each names.
+            let found = hub.diagnostics(of: summary.path)
+            func problems(_ language: String) -> [String: Int] {
+                let mine = found.filter { $0.file.contains("/\(language).lproj/") }
+                return ["errors": mine.count { $0.severity == .error }, "warnings": mine.count { $0.severity == .warning }]
+            }
             result.append([
                 "path": summary.path, "development": coverage.development ?? NSNull(),
                 "checks": ["errors": summary.checks?.errors ?? 0, "warnings": summary.checks?.warnings ?? 0],
                 "languages": order.map { language in
-                    ["language": language, "direction": Self.direction(language), "tables": languages[language] ?? []] as [String: Any]
+                    ["language": language, "direction": Self.direction(language), "tables": languages[language] ?? [],
+                     "diagnostics": problems(language)] as [String: Any]
                 },
             ])
         }

@@ -145,7 +145,8 @@ enum StudioAssets {
                   element('progress', { value: table.translated, max: table.total, 'aria-valuenow': table.translated, 'aria-valuemax': table.total,
                                         'aria-label': `${language.language} ${table.table} translated` }),
                   element('span', {},
-                    element('span', { class: 'counts', text: `${table.translated}/${table.total} translated, ${table.missing} missing, ${table.stale} stale, ${table.missedAtRuntime} missed at runtime ` }),
+                    element('span', { class: 'counts', text: `${table.translated}/${table.total} translated, ${table.missing} missing, ${table.stale} stale, `
+                      + `${table.missedAtRuntime} missed at runtime, ${language.diagnostics.errors} errors and ${language.diagnostics.warnings} warnings in ${language.language} ` }),
                     element('button', { type: 'button', text: 'Open', onclick: () => openTable(bundle.path, table.table, language.language) })));
                 section.append(row);
               }

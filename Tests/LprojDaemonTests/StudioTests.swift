@@ -93,6 +93,15 @@ final class StudioTests: XCTestCase {
         }
         let arabic = try XCTUnwrap((bundles.first?["languages"] as? [[String: Any]])?.first { $0["language"] as? String == "ar" })
         XCTAssertEqual(arabic["direction"] as? String, "rtl")
+
+        // The daemon's checks, counted per language: ar lacks two of en's keys; a save that adds one is heard, and counted.
+        let events = try EventReader(port: port, token: token)
+        try events.await("daemon", containing: "\"connected\":true")
+        try daemon.write("App/ar.lproj/Localizable.strings", "\"home\" = \"الرئيسية\";\n\"cart\" = \"السلة\";\n")
+        try events.await("diagnostics", containing: "ar.lproj")
+        let after = try XCTUnwrap(try get("/api/bundles").json["bundles"] as? [[String: Any]])
+        let checked = try XCTUnwrap((after.first?["languages"] as? [[String: Any]])?.first { $0["language"] as? String == "ar" })
+        XCTAssertEqual(checked["diagnostics"] as? [String: Int], ["errors": 0, "warnings": 1], "welcome is still not translated")
     }
 
     func testAnEditReachesTheFileTheDaemonALiveBundleAndEveryPage() throws {
