@@ -26,6 +26,7 @@ nonisolated(unsafe) private let core: DaemonCore = {
     configuration.maximumApps = 16
     // Bounded as the apps are: the core lives through millions of inputs, and a `misses` reply lists what it keeps.
     configuration.maximumMisses = 16
+    configuration.historyLength = 64
     // (A state directory of its own: fuzzing processes run side by side on one corpus.)
     let selections = try! Selections(stateDirectory: root + "/state-\(getpid())", maximumApps: 16)
     let core = DaemonCore(configuration: configuration, roots: [root], selections: selections, log: Log(level: .error))
