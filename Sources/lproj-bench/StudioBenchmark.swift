@@ -34,6 +34,7 @@ enum StudioBenchmark {
         }
         defer { studio.stop() }
         guard let port = URLComponents(string: studio.address)?.port, var page = EventPage(port: UInt16(port), token: studio.access.token),
+              var editor = KeptConnection(port: UInt16(port), token: studio.access.token),
               var subscriber = RawSubscriber(socket: daemon.socket), let writer = try? TableWriter(bundle: bundle) else {
             Console.fail(program, "cannot reach the studio or the daemon", status: 1)
         }
@@ -44,7 +45,7 @@ enum StudioBenchmark {
             let start = Measure.now()
             if save % 2 == 0 {
                 let body = "{\"bundle\":\"\(bundle)\",\"language\":\"de\",\"key\":\"k0000\",\"value\":\"\(value)\"}"
-                guard put(port: UInt16(port), token: studio.access.token, body: body) == 200, page.arrive(needle) else {
+                guard editor.put(body) == 200, page.arrive(needle) else {
                     Console.fail(program, "save \(save) through the studio did not arrive", status: 1)
                 }
                 studioLatencies.append(Measure.now() - start)
@@ -73,20 +74,42 @@ enum StudioBenchmark {
         }
     }
 
-    /// One `PUT /api/entry` on its own connection; the status.
-    private static func put(port: UInt16, token: String, body: String) -> Int {
-        guard let socket = connect(port: port) else { return 0 }
-        defer { close(socket) }
-        let bytes = Array(body.utf8)
-        let head = "PUT /api/entry HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
-        let request = Array(head.utf8) + bytes
-        _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while case let count = recv(socket, &buffer, buffer.count, 0), count > 0 { received += buffer.prefix(count) }
-        let status = String(decoding: received.prefix(12), as: UTF8.self).split(separator: " ").dropFirst().first
-        return status.flatMap { Int($0) } ?? 0
+    /// The page's connection for its saves, kept open between them as a browser keeps it.
+    struct KeptConnection {
+        let socket: Int32
+        let port: UInt16
+        let token: String
+
+        init?(port: UInt16, token: String) {
+            guard let socket = StudioBenchmark.connect(port: port) else { return nil }
+            (self.socket, self.port, self.token) = (socket, port, token)
+        }
+
+        /// One `PUT /api/entry`; the status (0 when the answer did not come).
+        mutating func put(_ body: String) -> Int {
+            let bytes = Array(body.utf8)
+            let head = "PUT /api/entry HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
+            let request = Array(head.utf8) + bytes
+            _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            // The answer: its head, then Content-Length bytes.
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let text = String(decoding: received, as: UTF8.self)
+                if let end = text.range(of: "\r\n\r\n") {
+                    let head = text[..<end.lowerBound].lowercased()
+                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    if text[end.upperBound...].utf8.count >= length {
+                        return Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+                    }
+                }
+                let count = recv(socket, &buffer, buffer.count, 0)
+                guard count > 0 else { return 0 }
+                received += buffer.prefix(count)
+            }
+        }
     }
 
     static func connect(port: UInt16) -> Int32? {
