@@ -5,17 +5,20 @@ import Foundation
 import LprojTables
 
 /// Replaces a file as no reader can see half of: the new bytes go to a
-/// temporary file beside it (named as rsync names its temporaries, which
-/// the daemon never reads), are flushed to disk with the old file's mode
-/// and owner, then renamed over it, and the directory is flushed. A kill
-/// at any moment leaves the old file or the new one.
+/// temporary file beside it (`.NAME.lproj-edit.XXXXXX`: named as rsync
+/// names its temporaries, which the daemon never reads), are flushed to
+/// disk with the old file's mode and owner, then renamed over it, and the
+/// directory is flushed. A kill at any moment leaves the old file or the
+/// new one — and a temporary, which the next write of that file removes
+/// once it is a minute old.
 enum AtomicReplace {
     /// Writes `bytes` to `path` in `directory`. `expected` is what the
     /// file was when read (nil: it did not exist); when a writer that
     /// takes no lock has changed it since, nothing is replaced and the
     /// result is false, for the caller to read it again.
     static func write(_ bytes: [UInt8], to path: String, name: String, directory: String, expected: stat?) throws(TableEditError) -> Bool {
-        var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
+        removeAbandonedTemporaries(of: name, in: directory)
+        var template = Array("\(directory)/\(temporaryPrefix(of: name))XXXXXX".utf8CString)
         let file = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard file >= 0 else { throw TableEditError(path: directory, "cannot hold a temporary file: \(String(cString: strerror(errno)))") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -63,6 +66,21 @@ enum AtomicReplace {
             close(parent)
         }
         return true
+    }
+
+    /// What every temporary of `name` begins with.
+    static func temporaryPrefix(of name: String) -> String { ".\(name).lproj-edit." }
+
+    /// Temporaries of `name` a killed writer left, a minute old or more (a
+    /// live writer's is seconds old at most).
+    private static func removeAbandonedTemporaries(of name: String, in directory: String) {
+        let prefix = temporaryPrefix(of: name)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for candidate in names where candidate.hasPrefix(prefix) && candidate.utf8.count == prefix.utf8.count + 6 {
+            var status = stat()
+            let path = directory + "/" + candidate
+            if lstat(path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, time(nil) - status.st_mtim.tv_sec >= 60 { unlink(path) }
+        }
     }
 
     private static func failure(_ path: String, _ what: String) -> TableEditError {

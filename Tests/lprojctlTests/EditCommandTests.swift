@@ -187,10 +187,18 @@ final class EditCommandTests: XCTestCase {
             XCTAssertEqual(file.table.count, 20_000, "attempt \(attempt)")
             XCTAssertTrue(values.contains(file.table["key7"]?.text ?? ""), "attempt \(attempt): \(file.table["key7"]?.text ?? "nil")")
         }
-        // What a killed writer leaves behind is a temporary the daemon never reads.
-        for name in try FileManager.default.contentsOfDirectory(atPath: bundle + "/fr.lproj") where name != "Localizable.strings" && name != "Localizable.stringsdict" {
-            XCTAssertTrue(TemporaryFiles.isTemporary(name), name)
-        }
+        // What a killed writer leaves behind is a temporary the daemon never reads...
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: bundle + "/fr.lproj")
+            .filter { $0 != "Localizable.strings" && $0 != "Localizable.stringsdict" }
+        for name in leftovers { XCTAssertTrue(TemporaryFiles.isTemporary(name), name) }
+        // ...which the next write removes once it is a minute old.
+        let abandoned = bundle + "/fr.lproj/.Localizable.strings.lproj-edit.Ab12Cd"
+        XCTAssertTrue(FileManager.default.createFile(atPath: abandoned, contents: Data("torn".utf8)))
+        var old = [timespec(tv_sec: time(nil) - 120, tv_nsec: 0), timespec(tv_sec: time(nil) - 120, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, abandoned, &old, 0), 0)
+        XCTAssertTrue(TemporaryFiles.isTemporary(".Localizable.strings.lproj-edit.Ab12Cd"))
+        XCTAssertEqual(try lprojctl(["set", "key7", "final", "--bundle", bundle, "--language", "fr"]).status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: abandoned))
     }
 
     // MARK: - Helpers
