@@ -138,7 +138,11 @@ public struct StringsTextDocument: Sendable {
     /// entries before it.
     private mutating func append(key: String, value: String, comment: String?) {
         var insertion = text.count
-        if let brace = layout.closingBrace { insertion = lineStart(of: brace) }
+        if let brace = layout.closingBrace {
+            // Before the closing brace: on a line of its own when it has one, else right before it.
+            let start = lineStart(of: brace)
+            insertion = text[start..<brace].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) ? start : brace
+        }
         var block: [UInt8] = []
         if insertion > 0, !text[insertion - 1].isLineBreak { block += lineEnding }
         if separatesWithBlankLines, !endsWithBlankLine(before: insertion) { block += lineEnding }

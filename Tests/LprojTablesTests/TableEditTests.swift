@@ -194,6 +194,16 @@ final class TableEditTests: XCTestCase {
         XCTAssertThrowsError(try TableEdit.setText(key: "new", value: "x", comment: "c").apply(to: output, format: .strings, path: "x.strings", language: nil))
     }
 
+    func testATableInBracesTakesANewKeyBeforeItsClosingBrace() throws {
+        for text in ["{\n\"a\" = \"1\";\n}\n", "{\"a\" = \"1\";}"] {
+            let output = try TableEdit.setText(key: "b", value: "2", comment: nil).apply(to: Array(text.utf8), format: .strings, path: "t.strings", language: nil)
+            let file = StringsFile(bytes: output, path: "t.strings")
+            XCTAssertEqual(file.diagnostics, [], String(decoding: output, as: UTF8.self))
+            XCTAssertEqual(strings(file.table), ["a": "1", "b": "2"])
+            XCTAssertTrue(String(decoding: output, as: UTF8.self).hasPrefix("{"))
+        }
+    }
+
     func testAFileWithErrorsIsNotEditedInPlace() {
         let broken = Array("\"a\" = \"1\"\n\"b\" = \"2\";\n".utf8)
         XCTAssertThrowsError(try TableEdit.setText(key: "b", value: "3", comment: nil).apply(to: broken, format: .strings, path: "t.strings", language: nil)) { error in
