@@ -162,7 +162,7 @@ install: release
 	install -m 0644 completions/lprojd.bash $(DESTDIR)$(BASHCOMPDIR)/lprojd
 	install -m 0644 completions/_lprojctl completions/_lprojd $(DESTDIR)$(ZSHCOMPDIR)/
 	install -m 0644 completions/lprojctl.fish completions/lprojd.fish $(DESTDIR)$(FISHCOMPDIR)/
-	install -m 0644 README.md docs/PROTOCOL.md docs/OPERATING.md docs/CLIENT.md docs/TABLES.md docs/DEPLOYING.md docs/STUDIO.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md docs/PROTOCOL.md docs/OPERATING.md docs/CLIENT.md docs/TABLES.md docs/DEPLOYING.md docs/STUDIO.md docs/CATALOGS.md $(DESTDIR)$(DOCDIR)/
 
 ## uninstall: what install put there (the config is kept unless it is unchanged).
 uninstall:

@@ -4,7 +4,7 @@ _lprojctl() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     command=${COMP_WORDS[1]}
-    local commands="lint check scan dump match get set rm mv coverage status list tail select misses studio"
+    local commands="lint check scan dump match get set rm mv coverage catalog status list tail select misses studio"
     if [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -13,7 +13,8 @@ _lprojctl() {
         --format) COMPREPLY=($(compgen -W "gcc json" -- "$cur")); return ;;
         --bundle) COMPREPLY=($(compgen -d -- "$cur")); return ;;
         --socket) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app|--macro|--comment|--plural|--if-version|--limit|--listen) return ;;
+        --max-bytes|--language|--table|--available|--prefer|--development|--default|--arg|--count|--app|--macro|--comment|--plural|--if-version|--limit|--listen|--states) return ;;
+        --output) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     local options
     case $command in
@@ -29,6 +30,7 @@ _lprojctl() {
         coverage) options="--development --json --socket --help" ;;
         misses) options="--bundle --language --app --limit --json --socket --help" ;;
         studio) options="--listen --socket --help" ;;
+        catalog) options="--output --states --help" ;;
         status|list) options="--json --socket --help" ;;
         tail) options="--json --diagnostics --bundle --language --table --count --socket --help" ;;
         select) options="--app --socket --help" ;;

@@ -1,5 +1,5 @@
 # fish completion for lprojctl (installed as share/fish/vendor_completions.d/lprojctl.fish)
-set -l commands lint check scan dump match get set rm mv coverage status list tail select misses studio
+set -l commands lint check scan dump match get set rm mv coverage catalog status list tail select misses studio
 complete -c lprojctl -f
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a lint -d 'report every problem in tables'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a check -d 'cross-language checks of bundles'
@@ -15,6 +15,10 @@ complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a mv -d 're
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a coverage -d 'translated, missing and stale keys per language'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a misses -d 'keys running apps did not find'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a studio -d 'the translator\'s workbench in the browser'
+complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a catalog -d 'String Catalogs compiled into .lproj tables'
+complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -a compile -d 'write .strings and .stringsdict per language'
+complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -l output -r -a '(__fish_complete_directories)' -d 'where the .lproj directories go'
+complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -l states -x -d 'only units in these states'
 complete -c lprojctl -n "__fish_seen_subcommand_from studio" -l listen -x -d 'ADDRESS:PORT to listen on'
 complete -c lprojctl -n "__fish_seen_subcommand_from studio" -a '(__fish_complete_directories)'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'what the daemon is doing'

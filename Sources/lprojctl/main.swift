@@ -31,6 +31,8 @@ let help = """
       mv OLD NEW --bundle PATH           rename a key in every localization
       coverage BUNDLE... [--json]        per language and table: translated, missing, stale,
                                          words to translate, keys missed at runtime
+      catalog compile CATALOG... --output DIR
+                                         String Catalogs into .lproj tables Foundation reads
 
     Commands for a running lprojd (--socket PATH to choose it):
       status [--json]                    what the daemon is doing: roots, tables, clients, counters
@@ -58,6 +60,6 @@ let help = """
 
 Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check": CheckCommand.run, "scan": ScanCommand.run, "dump": DumpCommand.run, "match": MatchCommand.run, "get": GetCommand.run,
                                            "set": SetCommand.run, "rm": RemoveCommand.run, "mv": MoveCommand.run,
-                                           "coverage": CoverageCommand.run,
+                                           "coverage": CoverageCommand.run, "catalog": CatalogCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
                                            "select": SelectCommand.run, "misses": MissesCommand.run, "studio": StudioCommand.run])

@@ -15,7 +15,7 @@ final class ManualTests: XCTestCase {
 
     func testLprojctlsManPageListsEveryCommandAndItsOptions() throws {
         let commands = try commandsOfLprojctl()
-        XCTAssertEqual(commands, ["check", "coverage", "dump", "get", "lint", "list", "match", "misses", "mv", "rm", "scan", "select", "set",
+        XCTAssertEqual(commands, ["catalog", "check", "coverage", "dump", "get", "lint", "list", "match", "misses", "mv", "rm", "scan", "select", "set",
                                   "status", "studio", "tail"])
         let page = try manPage("man/lprojctl.1")
         for command in commands {

@@ -317,3 +317,43 @@ final class EditFileModeTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory.url.path + "/App/en.lproj"), ["Localizable.strings"])
     }
 }
+
+/// `lprojctl catalog compile`, run as built.
+final class CatalogCompileCommandTests: XCTestCase {
+    func testACatalogCompilesAndABadOneWritesNothing() throws {
+        let directory = TemporaryDirectory()
+        let good = try directory.write("Shop.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "Buy" : { "localizations" : { "fr" : { "stringUnit" : { "state" : "translated", "value" : "Acheter" } } } }
+              },
+              "version" : "1.0"
+            }
+            """)
+        let output = directory.url.path + "/Out"
+        let compiled = try runCommand("lprojctl", ["catalog", "compile", good, "--output", output])
+        XCTAssertEqual(compiled.status, 0, compiled.stderr)
+        XCTAssertEqual(try String(contentsOfFile: output + "/fr.lproj/Shop.strings", encoding: .utf8), "\"Buy\" = \"Acheter\";\n")
+        XCTAssertEqual(try String(contentsOfFile: output + "/en.lproj/Shop.strings", encoding: .utf8), "\"Buy\" = \"Buy\";\n")
+        // Japanese has no "one": named with its place, nothing written.
+        let bad = try directory.write("Bad.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "n" : { "localizations" : { "ja" : { "variations" : { "plural" : {
+                  "one" : { "stringUnit" : { "state" : "translated", "value" : "1" } },
+                  "other" : { "stringUnit" : { "state" : "translated", "value" : "%d" } } } } } } }
+              },
+              "version" : "1.0"
+            }
+            """)
+        let elsewhere = directory.url.path + "/Elsewhere"
+        let refused = try runCommand("lprojctl", ["catalog", "compile", good, bad, "--output", elsewhere])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("Bad.xcstrings:4:5: error: \"n\" in ja has a \"one\" plural form, which ja never selects (CLDR: other)"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere), "nothing written")
+        let states = try runCommand("lprojctl", ["catalog", "compile", good, "--output", elsewhere, "--states", "done"])
+        XCTAssertEqual(states.status, 2)
+    }
+}

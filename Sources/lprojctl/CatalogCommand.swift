@@ -1,0 +1,143 @@
+import Foundation
+import LprojCatalog
+import LprojCommandLine
+import LprojTables
+
+/// `lprojctl catalog`: String Catalogs on Linux.
+enum CatalogCommand {
+    static let help = """
+        Usage: lprojctl catalog compile CATALOG... --output DIR [--states STATE,...]
+
+        compile   writes, for each language of each String Catalog (.xcstrings),
+                  DIR/LANGUAGE.lproj/TABLE.strings with its plain strings and
+                  TABLE.stringsdict with its plural, device and substitution
+                  variations — what Xcode's build makes of a catalog — so that
+                  Foundation's Bundle and older tools read the values LiveBundle
+                  reads from the catalog itself. A key the source language has no
+                  text for is its own text there. Every unit is compiled whatever its
+                  state; --states (new, translated, needs_review, stale) keeps only
+                  those. A catalog with errors, an unknown sourceLanguage, or a
+                  plural form its language's CLDR rules do not have is named with
+                  file, line and column, and nothing is written.
+
+        Options:
+          --output DIR            where the LANGUAGE.lproj directories go (required)
+          --states STATE,...      compile only units in these states
+
+        Exit status: 0 written, 1 a catalog has a problem (nothing written), 2 usage
+        error or a file that cannot be read or written.
+        """
+
+    static func run(_ argv: [String]) {
+        guard let verb = argv.first, !verb.hasPrefix("-") else {
+            if argv.first == "--help" || argv.first == "-h" { Console.out(help); return }
+            Console.usage("\(program) catalog", UsageError("missing what to do (compile)"))
+        }
+        switch verb {
+        case "compile": compile(Array(argv.dropFirst()))
+        default: Console.usage("\(program) catalog", UsageError("unknown catalog command '\(verb)'"))
+        }
+    }
+
+    private static func compile(_ argv: [String]) {
+        let command = "\(program) catalog compile"
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help"], options: ["output", "states"])
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") { Console.out(help); return }
+        guard !arguments.operands.isEmpty else { Console.usage(command, UsageError("no CATALOG given")) }
+        guard let output = arguments.value("output") else { Console.usage(command, UsageError("--output is required")) }
+        var states: Set<TranslationState>?
+        if let list = arguments.value("states") {
+            var chosen = Set<TranslationState>()
+            for name in list.split(separator: ",") {
+                guard let state = TranslationState(rawValue: String(name)) else {
+                    Console.usage(command, UsageError("--states: '\(name)' is not a state (new, translated, needs_review, stale)"))
+                }
+                chosen.insert(state)
+            }
+            states = chosen
+        }
+        // Every catalog read and compiled before anything is written.
+        var files: [(path: String, bytes: [UInt8])] = []
+        var problems: [String] = []
+        for operand in arguments.operands {
+            let path = PathText.absolute(operand)
+            guard path.hasSuffix(".xcstrings") else { Console.usage(command, UsageError("\(operand) is not a .xcstrings file")) }
+            let bytes: [UInt8]
+            do {
+                guard let read = try TableFile.readBytes(path: path, limit: 64 << 20) else {
+                    Console.fail(program, "cannot read \(operand): it is larger than 64 MiB", status: 2)
+                }
+                bytes = read
+            } catch {
+                Console.fail(program, "cannot read \(error)", status: 2)
+            }
+            let file = StringCatalogFile(bytes: bytes, path: operand)
+            problems += file.diagnostics.filter { $0.severity == .error }.map(\.description)
+            guard !file.diagnostics.containsErrors else { continue }
+            let catalog = file.catalog
+            let locations = KeyLocations(path: operand, bytes: bytes)
+            func place(_ key: String) -> String {
+                let (line, column) = locations.location(of: key) ?? (1, 1)
+                return "\(operand):\(line):\(column)"
+            }
+            if LanguageTag(catalog.sourceLanguage) == nil {
+                problems.append("\(place("sourceLanguage")): error: the sourceLanguage \"\(catalog.sourceLanguage)\" is not a language tag")
+            }
+            for (language, table) in catalog.tables.sorted(by: { $0.key < $1.key }) {
+                guard let categories = PluralCategory.categories(of: language) else { continue }
+                for (key, entry) in table {
+                    for form in Self.pluralForms(entry) where form != "zero" && form != "other" && !categories.contains(form) {
+                        problems.append("\(place(key)): error: \"\(key)\" in \(language) has a \"\(form)\" plural form, which \(language) never selects (CLDR: \(categories.joined(separator: ", ")))")
+                    }
+                }
+            }
+            do {
+                _ = try CatalogCompiler.compile(catalog, states: states)
+            } catch {
+                problems.append("\(place(error.key)): error: \(error)")
+            }
+            files.append((path, bytes))
+        }
+        guard problems.isEmpty else {
+            for problem in problems { Console.error(problem) }
+            Console.fail(program, "nothing was written", status: 1)
+        }
+        var written = 0
+        for (path, bytes) in files {
+            let catalog = StringCatalogFile(bytes: bytes, path: path).catalog
+            let table = String(path.split(separator: "/").last!.dropLast(".xcstrings".count))
+            let compiled = (try? CatalogCompiler.compile(catalog, states: states)) ?? [:]
+            for (language, files) in compiled.sorted(by: { $0.key < $1.key }) {
+                let directory = PathText.absolute(output) + "/" + language + ".lproj"
+                do {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                    if let strings = files.strings { try Data(strings).write(to: URL(fileURLWithPath: directory + "/" + table + ".strings")); written += 1 }
+                    if let rules = files.stringsDict { try Data(rules).write(to: URL(fileURLWithPath: directory + "/" + table + ".stringsdict")); written += 1 }
+                } catch {
+                    Console.fail(program, "cannot write \(directory): \(error)", status: 2)
+                }
+            }
+        }
+        Console.error("\(written) file\(written == 1 ? "" : "s") written under \(output)")
+    }
+
+    /// The plural categories an entry's variations name.
+    private static func pluralForms(_ entry: Entry) -> [String] {
+        var found: [String] = []
+        func walk(_ variants: Variants) {
+            switch variants {
+            case .text: break
+            case .plural(let forms): found += forms.keys; forms.values.forEach(walk)
+            case .device(let forms): forms.values.forEach(walk)
+            }
+        }
+        walk(entry.value)
+        entry.substitutions.values.forEach { walk($0.variants) }
+        return found.sorted()
+    }
+}
