@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
         .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch"]),
-        .testTarget(name: "LprojClientTests", dependencies: ["LprojClient", "LprojProtocol", "LprojTables"]),
+        .testTarget(name: "LprojClientTests", dependencies: ["LprojClient", "LprojCatalog", "LprojProtocol", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,6 +19,8 @@ complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a catalog -
 complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -a compile -d 'write .strings and .stringsdict per language'
 complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -l output -r -a '(__fish_complete_directories)' -d 'where the .lproj directories go'
 complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -l states -x -d 'only units in these states'
+complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -a migrate -d 'one catalog from a table\'s .strings and .stringsdict'
+complete -c lprojctl -n "__fish_seen_subcommand_from catalog" -l table -x -d 'the table to migrate'
 complete -c lprojctl -n "__fish_seen_subcommand_from studio" -l listen -x -d 'ADDRESS:PORT to listen on'
 complete -c lprojctl -n "__fish_seen_subcommand_from studio" -a '(__fish_complete_directories)'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a status -d 'what the daemon is doing'

@@ -7,6 +7,7 @@ import LprojTables
 enum CatalogCommand {
     static let help = """
         Usage: lprojctl catalog compile CATALOG... --output DIR [--states STATE,...]
+               lprojctl catalog migrate BUNDLE --table NAME [--output FILE]
 
         compile   writes, for each language of each String Catalog (.xcstrings),
                   DIR/LANGUAGE.lproj/TABLE.strings with its plain strings and
@@ -20,9 +21,18 @@ enum CatalogCommand {
                   plural form its language's CLDR rules do not have is named with
                   file, line and column, and nothing is written.
 
+        migrate   makes one String Catalog of a table's .strings and .stringsdict
+                  files in every localization of BUNDLE, as Xcode's "Migrate to String
+                  Catalog" does: values, plural rules and substitutions intact, the
+                  development language's comments, every key "migrated". Writes
+                  BUNDLE/NAME.xcstrings (or --output FILE), never over an existing
+                  file; the old files stay (lprojd serves the catalog over them).
+
         Options:
-          --output DIR            where the LANGUAGE.lproj directories go (required)
+          --output DIR|FILE       compile: where the LANGUAGE.lproj directories go
+                                  (required); migrate: the catalog to write
           --states STATE,...      compile only units in these states
+          --table NAME            migrate this table (required with migrate)
 
         Exit status: 0 written, 1 a catalog has a problem (nothing written), 2 usage
         error or a file that cannot be read or written.
@@ -35,6 +45,7 @@ enum CatalogCommand {
         }
         switch verb {
         case "compile": compile(Array(argv.dropFirst()))
+        case "migrate": migrate(Array(argv.dropFirst()))
         default: Console.usage("\(program) catalog", UsageError("unknown catalog command '\(verb)'"))
         }
     }
@@ -124,6 +135,50 @@ enum CatalogCommand {
             }
         }
         Console.error("\(written) file\(written == 1 ? "" : "s") written under \(output)")
+    }
+
+    private static func migrate(_ argv: [String]) {
+        let command = "\(program) catalog migrate"
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help"], options: ["table", "output"])
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") { Console.out(help); return }
+        guard arguments.operands.count == 1 else { Console.usage(command, UsageError("migrate takes one BUNDLE")) }
+        guard let table = arguments.value("table"), !table.isEmpty, !table.contains("/") else {
+            Console.usage(command, UsageError("--table NAME is required"))
+        }
+        let path = PathText.tidy(PathText.absolute(arguments.operands[0]))
+        let output = arguments.value("output").map(PathText.absolute) ?? path + "/" + table + ".xcstrings"
+        guard !FileManager.default.fileExists(atPath: output) else { Console.fail(program, "\(output) exists already; nothing was written", status: 1) }
+        let bundle: LocalizedBundle
+        do {
+            bundle = try LocalizedBundle.load(path: path)
+        } catch {
+            Console.fail(program, "cannot read bundle \(error)", status: 2)
+        }
+        let broken = bundle.diagnostics.filter { $0.severity == .error && $0.file.hasSuffix("/" + table + ".strings") || $0.severity == .error && $0.file.hasSuffix("/" + table + ".stringsdict") }
+        guard broken.isEmpty else {
+            for diagnostic in broken { Console.error(diagnostic.description) }
+            Console.fail(program, "fix the table's files first; nothing was written", status: 1)
+        }
+        var tables: [String: Table] = [:]
+        for localization in bundle.localizations where localization != "Base" {
+            if let found = bundle.table(table, localization: localization) { tables[localization] = found }
+        }
+        guard !tables.isEmpty else { Console.fail(program, "\(path) has no \(table) table in any localization", status: 1) }
+        let development = BundleCheck.developmentLocalization(of: bundle) ?? "en"
+        let comments = (try? TableFile.readBytes(path: path + "/" + development + ".lproj/" + table + ".strings", limit: 64 << 20))
+            .flatMap { $0 }.map { TableComments.of($0, format: .strings) } ?? [:]
+        let text = CatalogMigration.catalog(tables: tables, sourceLanguage: development, comments: comments)
+        do {
+            try Data(text).write(to: URL(fileURLWithPath: output), options: .withoutOverwriting)
+        } catch {
+            Console.fail(program, "cannot write \(output): \(error)", status: 2)
+        }
+        Console.error("\(output): \(tables.values.reduce(0) { $0 + $1.count }) units in \(tables.count) languages")
     }
 
     /// The plural categories an entry's variations name.

@@ -1,4 +1,5 @@
 import Foundation
+import LprojCatalog
 @testable import LprojClient
 import LprojTables
 import XCTest
@@ -111,14 +112,14 @@ final class CatalogCompileTests: XCTestCase {
         }
         var compared = 0
         for language in Set(file.catalog.tables.keys).union([file.catalog.sourceLanguage]).sorted() {
-            func bundle(_ path: String) throws -> LiveBundle {
+            func live(_ path: String) throws -> LiveBundle {
                 var options = LiveBundle.Options()
                 options.connects = false
                 options.development = file.catalog.sourceLanguage
                 options.environment = ["LANGUAGE": language, "LANG": "en_US.UTF-8", "XDG_CONFIG_HOME": directory + "/config"]
                 return try LiveBundle(path: path, options: options)
             }
-            let (fromCatalog, fromCompiled) = (try bundle(source), try bundle(compiled))
+            let (fromCatalog, fromCompiled) = (try live(source), try live(compiled))
             XCTAssertEqual(fromCatalog.language, fromCompiled.language, language)
             for key in Set(file.catalog.keys).union(file.catalog.tables[language]?.sortedKeys ?? []).sorted() {
                 XCTAssertEqual(fromCompiled.localizedString(forKey: key, value: nil, table: name),
@@ -132,5 +133,61 @@ final class CatalogCompileTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(compared, 0)
+    }
+}
+
+/// A migrated catalog holds what the tables held: LiveBundle reading the
+/// catalog alone gives every text the `.lproj` tables gave, plural forms
+/// with numbers included, over ten of a real app's localizations.
+final class CatalogMigrationTests: XCTestCase {
+    func testARealAppsTablesMigrateIntoACatalogWithEveryValueIntact() throws {
+        var corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        if let path = ProcessInfo.processInfo.environment["LPROJ_CORPUS"] { corpus = URL(fileURLWithPath: path) }
+        let original = corpus.appendingPathComponent("element-hq+element-x-ios/ElementX/Resources/Localizations").path
+        let bundle = try LocalizedBundle.load(path: original)
+        var tables: [String: Table] = [:]
+        // Ten of its 40 localizations (a debug build renders the whole 13 MB catalog slowly): those with the most plural categories and a few others.
+        for localization in ["be", "cs", "de", "en", "fr", "ja", "pl", "ru", "uk", "zh-Hans"] {
+            tables[localization] = try XCTUnwrap(bundle.table("Localizable", localization: localization), localization)
+        }
+        let text = CatalogMigration.catalog(tables: tables, sourceLanguage: "en")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("migrate-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data(text).write(to: URL(fileURLWithPath: directory + "/Localizable.xcstrings"))
+        // Read back: no error.
+        let file = StringCatalogFile(bytes: text, path: "Localizable.xcstrings")
+        XCTAssertEqual(file.diagnostics.filter { $0.severity == .error }, [])
+        var compared = 0, rules = 0
+        func live(_ path: String) throws -> LiveBundle {
+            var options = LiveBundle.Options()
+            options.connects = false
+            options.development = "en"
+            options.environment = ["LANG": "en_US.UTF-8", "XDG_CONFIG_HOME": directory + "/config"]
+            return try LiveBundle(path: path, options: options)
+        }
+        let (tablesBundle, catalogBundle) = (try live(original), try live(directory))
+        // Every language's units are counted; the lookups are compared in those with the most plural categories and a few others.
+        for (language, table) in tables.sorted(by: { $0.key < $1.key }) { XCTAssertEqual(file.catalog.tables[language]?.count, table.count, language) }
+        for language in ["be", "cs", "de", "en", "fr", "ja", "pl", "ru", "uk", "zh-Hans"] {
+            let table = try XCTUnwrap(tables[language], language)
+            let (before, after) = (tablesBundle.localization(preferences: [language]), catalogBundle.localization(preferences: [language]))
+            for key in table.sortedKeys {
+                XCTAssertEqual(after.localizedString(forKey: key, value: nil, table: nil), before.localizedString(forKey: key, value: nil, table: nil),
+                               "\(language) \(key)")
+                if table[key]?.text == nil {
+                    rules += 1
+                    for number in [1, 2, 5, 21] {
+                        let arguments: [any CVarArg] = [number, "Ada", number]
+                        XCTAssertEqual(after.localizedString(format: key, table: nil, arguments: arguments),
+                                       before.localizedString(format: key, table: nil, arguments: arguments), "\(language) \(key) \(number)")
+                    }
+                }
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThan(compared, 5_000)
+        XCTAssertGreaterThan(rules, 100, "plural rules from the .stringsdict files")
     }
 }
