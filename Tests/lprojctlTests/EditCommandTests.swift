@@ -177,8 +177,21 @@ final class EditCommandTests: XCTestCase {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // Fault injection: the kill lands at a random moment of the write (or after it).
-            usleep(UInt32(generator.next() % 120_000))
+            // Fault injection, at a point the writer reaches (not at a time): at once, once its
+            // temporary exists (written or being flushed), or once the table has been replaced.
+            let directory = bundle + "/fr.lproj"
+            let before = Self.inode(path)
+            let deadline = Date(timeIntervalSinceNow: 30)
+            switch generator.next() % 3 {
+            case 0: break
+            case 1:
+                while process.isRunning, Date() < deadline,
+                      !((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).contains(where: { $0.contains(".lproj-edit.") }) {
+                    sched_yield()
+                }
+            default:
+                while process.isRunning, Date() < deadline, Self.inode(path) == before { sched_yield() }
+            }
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             values.insert(value)
@@ -205,6 +218,11 @@ final class EditCommandTests: XCTestCase {
 
     private func lprojctl(_ arguments: [String]) throws -> CommandResult {
         try runCommand("lprojctl", arguments, in: directory.url)
+    }
+
+    private static func inode(_ path: String) -> UInt {
+        var status = stat()
+        return stat(path, &status) == 0 ? UInt(status.st_ino) : 0
     }
 
     private func text(_ relative: String) throws -> String {
