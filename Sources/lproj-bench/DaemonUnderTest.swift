@@ -80,6 +80,16 @@ final class DaemonUnderTest {
         return kilobytes * 1024
     }
 
+    /// `App` under the root: a generated `de.lproj/Localizable.strings` of
+    /// `keys` keys with `en.lproj` beside it as the development table; its path.
+    func translatedBundle(keys: Int) -> String {
+        for language in ["en", "de"] {
+            try? FileManager.default.createDirectory(atPath: root + "/App/\(language).lproj", withIntermediateDirectories: true)
+            save("App/\(language).lproj/Localizable.strings", LatencyBenchmark.table(keys: keys, marker: 0), atomically: false)
+        }
+        return root + "/App"
+    }
+
     /// Writes `contents` at `relative` under the root: in place, or to a temporary then renamed.
     func save(_ relative: String, _ contents: [UInt8], atomically: Bool) {
         let path = root + "/" + relative

@@ -27,11 +27,7 @@ enum EditBenchmark {
 
         // 1. The writer beside the plain rewrite, in this process.
         let daemon = DaemonUnderTest()
-        let bundle = daemon.root + "/App"
-        for language in ["en", "de"] {
-            try? FileManager.default.createDirectory(atPath: bundle + "/\(language).lproj", withIntermediateDirectories: true)
-            daemon.save("App/\(language).lproj/Localizable.strings", LatencyBenchmark.table(keys: keys, marker: 0), atomically: false)
-        }
+        let bundle = daemon.translatedBundle(keys: keys)
         let file = bundle + "/de.lproj/Localizable.strings"
         guard let writer = try? TableWriter(bundle: bundle) else { Console.fail(program, "cannot open the generated bundle", status: 1) }
         var writerTimes: [Double] = [], plainTimes: [Double] = []

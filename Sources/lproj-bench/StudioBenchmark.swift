@@ -20,11 +20,7 @@ enum StudioBenchmark {
             Console.usage(command, UsageError("--keys and --saves take positive numbers"))
         }
         let daemon = DaemonUnderTest()
-        let bundle = daemon.root + "/App"
-        for language in ["en", "de"] {
-            try? FileManager.default.createDirectory(atPath: bundle + "/\(language).lproj", withIntermediateDirectories: true)
-            daemon.save("App/\(language).lproj/Localizable.strings", LatencyBenchmark.table(keys: keys, marker: 0), atomically: false)
-        }
+        let bundle = daemon.translatedBundle(keys: keys)
         daemon.start()
         let studio: Studio
         do {
