@@ -15,4 +15,14 @@ public enum PathText {
     public static func absolute(_ path: String) -> String {
         path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     }
+
+    /// `path` (absolute, tidy) as seen from the directory `base` (absolute,
+    /// tidy): `Sources/App/Localizable.xcstrings`, `../shared/en.lproj/…`.
+    public static func relative(_ path: String, to base: String) -> String {
+        let target = path.split(separator: "/"), from = base.split(separator: "/")
+        var common = 0
+        while common < target.count, common < from.count, target[common] == from[common] { common += 1 }
+        let parts = Array(repeating: "..", count: from.count - common) + target[common...].map(String.init)
+        return parts.isEmpty ? "." : parts.joined(separator: "/")
+    }
 }

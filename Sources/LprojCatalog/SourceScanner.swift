@@ -22,10 +22,24 @@ public struct SourceScanner: Sendable {
         public var key: String
         /// The table it names; nil for `Localizable`.
         public var table: String?
+        /// The developer's comment for translators (`comment:`), when the call gives one as a literal.
+        public var comment: String?
+        /// The text the source gives besides the key (`value:`, `defaultValue:`), when it does.
+        public var defaultValue: String?
         public var file: String
         /// Of the key's literal: 1-based.
         public var line: Int
         public var column: Int
+
+        public init(key: String, table: String?, comment: String? = nil, defaultValue: String? = nil, file: String, line: Int, column: Int) {
+            self.key = key
+            self.table = table
+            self.comment = comment
+            self.defaultValue = defaultValue
+            self.file = file
+            self.line = line
+            self.column = column
+        }
     }
 
     /// Names of macros that take a key first (`--macro`).
@@ -89,10 +103,11 @@ public struct SourceScanner: Sendable {
             }
             return nil
         }
-        func record(_ literal: Token, table: String?) {
+        func record(_ literal: Token, table: String?, comment: String? = nil, value: String? = nil) {
             guard case .string(let key) = literal.kind else { return }
-            uses.append(Use(key: key, table: table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 }, file: file,
-                            line: literal.line, column: literal.column))
+            uses.append(Use(key: key, table: table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 },
+                            comment: comment.flatMap { $0.isEmpty ? nil : $0 }, defaultValue: value.flatMap { $0 == key ? nil : $0 },
+                            file: file, line: literal.line, column: literal.column))
         }
         while index < tokens.count {
             defer { index += 1 }
@@ -102,17 +117,29 @@ public struct SourceScanner: Sendable {
             let open = index + 1
             switch name {
             case "NSLocalizedString" where isPunctuation(open, "(") && !afterDot:
-                if let literal = string(at: open + 1) { record(literal, table: labelled("tableName", from: open)) }
+                // Swift labels its arguments; Objective-C's macro takes (key, comment).
+                if let literal = string(at: open + 1) {
+                    record(literal, table: labelled("tableName", from: open),
+                           comment: labelled("comment", from: open) ?? argument(1, from: open), value: labelled("value", from: open))
+                }
             case "NSLocalizedStringFromTable", "NSLocalizedStringFromTableInBundle", "NSLocalizedStringWithDefaultValue":
                 guard isPunctuation(open, "("), !afterDot, let literal = string(at: open + 1) else { continue }
-                record(literal, table: argument(1, from: open))
+                switch name {
+                case "NSLocalizedStringFromTable": record(literal, table: argument(1, from: open), comment: argument(2, from: open))
+                case "NSLocalizedStringFromTableInBundle": record(literal, table: argument(1, from: open), comment: argument(3, from: open))
+                default: record(literal, table: argument(1, from: open), comment: argument(4, from: open), value: argument(3, from: open))
+                }
             case "String" where isPunctuation(open, "(") && isIdentifier(open + 1, "localized") && isPunctuation(open + 2, ":"):
-                if let literal = string(at: open + 3) { record(literal, table: labelled("table", from: open)) }
+                if let literal = string(at: open + 3) {
+                    record(literal, table: labelled("table", from: open), comment: labelled("comment", from: open),
+                           value: labelled("defaultValue", from: open))
+                }
             case "LocalizedStringKey", "LocalizedStringResource", "Text":
                 guard isPunctuation(open, "("), !afterDot, let literal = string(at: open + 1) else { continue }
-                record(literal, table: labelled("table", from: open) ?? labelled("tableName", from: open))
+                record(literal, table: labelled("table", from: open) ?? labelled("tableName", from: open), comment: labelled("comment", from: open),
+                       value: labelled("defaultValue", from: open))
             case "localizedString" where afterDot && isPunctuation(open, "(") && isIdentifier(open + 1, "forKey") && isPunctuation(open + 2, ":"):
-                if let literal = string(at: open + 3) { record(literal, table: labelled("table", from: open)) }
+                if let literal = string(at: open + 3) { record(literal, table: labelled("table", from: open), value: labelled("value", from: open)) }
             case "localizedStringForKey" where isPunctuation(open, ":"):
                 // Objective-C: the message's bracket is the call.
                 var bracket = index - 1
@@ -125,10 +152,12 @@ public struct SourceScanner: Sendable {
                     }
                     bracket -= 1
                 }
-                if let literal = string(at: open + 1) { record(literal, table: bracket >= 0 ? labelled("table", from: bracket) : nil) }
+                if let literal = string(at: open + 1) {
+                    record(literal, table: bracket >= 0 ? labelled("table", from: bracket) : nil, value: bracket >= 0 ? labelled("value", from: bracket) : nil)
+                }
             default:
                 if macros.contains(name), isPunctuation(open, "("), !afterDot, let literal = string(at: open + 1) {
-                    record(literal, table: nil)
+                    record(literal, table: nil, comment: argument(1, from: open))
                 }
             }
         }

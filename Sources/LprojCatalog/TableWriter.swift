@@ -81,7 +81,7 @@ public struct TableWriter: Sendable {
     public func set(_ key: String, to value: String, language: String, comment: String? = nil, ifVersion: String? = nil) throws(Failure) -> Change {
         let target = try self.target(language: language)
         let file = target.catalog ?? (target.hasRule(key, limits: limits) ? target.stringsdict : target.strings)
-        return try edit(.setText(key: key, value: value, comment: comment), in: file!, target: target, ifVersion: ifVersion)
+        return try edit([.setText(key: key, value: value, comment: comment)], in: file!, target: target, ifVersion: ifVersion)[0]
     }
 
     /// Sets one plural form of `key` in `language`: of the variable
@@ -89,29 +89,65 @@ public struct TableWriter: Sendable {
     /// catalog entry's own plural variations.
     public func setPluralForm(_ key: String, variable: String?, category: String, to value: String, language: String,
                               ifVersion: String? = nil) throws(Failure) -> Change {
+        let target = try self.target(language: language)
+        return try edit([try pluralEdit(key, variable: variable, category: category, value: value, target: target)],
+                        in: try pluralFile(target, variable: variable, category: category), target: target, ifVersion: ifVersion)[0]
+    }
+
+    /// Makes several edits of `language`'s table, each file written once
+    /// (under its lock, checked as a whole, replaced atomically): what an
+    /// import of many translations does. Only `setText` and `setPluralForm`.
+    public func apply(_ edits: [TableEdit], language: String) throws(Failure) -> [Change] {
+        let target = try self.target(language: language)
+        var byFile: [String: [TableEdit]] = [:]
+        var order: [String] = []
+        for edit in edits {
+            let file: String
+            var planned = edit
+            switch edit {
+            case .setText(let key, _, _):
+                file = target.catalog ?? (target.hasRule(key, limits: limits) ? target.stringsdict! : target.strings!)
+            case .setPluralForm(let key, let variable, let category, let value, _, _):
+                file = try pluralFile(target, variable: variable, category: category)
+                planned = try pluralEdit(key, variable: variable, category: category, value: value, target: target)
+            case .remove, .rename:
+                throw .invalid("only texts and plural forms are applied together")
+            }
+            if byFile[file] == nil { order.append(file) }
+            byFile[file, default: []].append(planned)
+        }
+        var changes: [Change] = []
+        for file in order { changes += try edit(byFile[file]!, in: file, target: target, ifVersion: nil) }
+        return changes
+    }
+
+    /// The file a plural form of `target`'s language goes to.
+    private func pluralFile(_ target: Target, variable: String?, category: String) throws(Failure) -> String {
         guard Variants.pluralCategories.contains(category) else {
             throw .invalid("'\(category)' is not a plural category (\(Variants.pluralCategories.joined(separator: ", ")))")
         }
-        if category != "zero", category != "other", let categories = BundleCheck.pluralCategories(of: language), !categories.contains(category) {
-            throw .invalid("\(BundleCheck.languageInWords(language)) has no \"\(category)\" plural form (CLDR: \(BundleCheck.ordered(categories)))")
+        if category != "zero", category != "other", let categories = BundleCheck.pluralCategories(of: target.language), !categories.contains(category) {
+            throw .invalid("\(BundleCheck.languageInWords(target.language)) has no \"\(category)\" plural form (CLDR: \(BundleCheck.ordered(categories)))")
         }
-        let target = try self.target(language: language)
         guard let file = target.catalog ?? target.stringsdict else { throw .invalid("no table file") }
         if target.catalog == nil, variable == nil { throw .invalid("a .stringsdict plural form belongs to a variable: --plural VARIABLE:\(category)") }
-        // A variable or entry written anew takes the development language's value type and format.
+        return file
+    }
+
+    /// A plural form's edit: a variable or entry written anew takes the development language's value type and format.
+    private func pluralEdit(_ key: String, variable: String?, category: String, value: String, target: Target) throws(Failure) -> TableEdit {
         let original = try? loadTables().table(development: true)?[key]
         let valueType = variable.flatMap { original?.substitutions[$0]?.formatSpecifier }
         var format: String?
         if case .text(let text)? = original?.value, variable.map({ original?.substitutions[$0] != nil }) == true { format = text }
-        return try edit(.setPluralForm(key: key, variable: variable, category: category, value: value, valueType: valueType, format: format),
-                        in: file, target: target, ifVersion: ifVersion)
+        return .setPluralForm(key: key, variable: variable, category: category, value: value, valueType: valueType, format: format)
     }
 
     /// Removes `key` from `language`'s table, or (nil) from every
     /// localization's; a key that is in none of them is an error.
     public func remove(_ key: String, language: String?, ifVersion: String? = nil) throws(Failure) -> [Change] {
         try everywhere(key, language: language) { target, file, catalogLanguage throws(Failure) in
-            try edit(.remove(key: key), in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: ifVersion)
+            try edit([.remove(key: key)], in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: ifVersion)[0]
         }
     }
 
@@ -122,7 +158,7 @@ public struct TableWriter: Sendable {
             throw .invalid("\"\(newKey)\" is already a key of \(holder)'s \(table) table; remove it first")
         }
         return try everywhere(key, language: nil) { target, file, catalogLanguage throws(Failure) in
-            var change = try edit(.rename(key: key, to: newKey), in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: nil)
+            var change = try edit([.rename(key: key, to: newKey)], in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: nil)[0]
             change.newKey = newKey
             return change
         }
@@ -147,10 +183,44 @@ public struct TableWriter: Sendable {
         return (table, TableVersion.of(table))
     }
 
+    /// Changes the table's String Catalog as a whole with `body`, under its
+    /// lock, and replaces it atomically when its bytes changed (`dryRun`:
+    /// never). A catalog that does not exist starts empty in `sourceLanguage`.
+    /// Returns `body`'s result and whether the file was written.
+    public func updateCatalog<Result>(sourceLanguage: String = "en", dryRun: Bool = false,
+                                      _ body: (inout StringCatalogDocument) throws(Failure) -> Result) throws(Failure) -> (result: Result, written: Bool) {
+        let file = bundle + "/" + table + ".xcstrings"
+        for _ in 0..<8 {
+            let lock = try Self.failing { () throws(TableEditError) in try TableFileLock(path: file, directory: bundle) }
+            let bytes = try Self.failing { () throws(TableEditError) in try lock.read(path: file, limit: limits.maximumFileBytes) }
+            var document: StringCatalogDocument
+            if let bytes {
+                let parsed = TableFile(bytes: bytes, path: file, format: .xcstrings, limits: limits)
+                if parsed.hasErrors { throw .refused(parsed.diagnostics.filter { $0.severity == .error }) }
+                document = try Self.failing { () throws(TableEditError) in try StringCatalogDocument(bytes: bytes, path: file) }
+            } else {
+                document = StringCatalogDocument(newCatalogAt: file, sourceLanguage: sourceLanguage)
+            }
+            let result = try body(&document)
+            let output = document.bytes
+            guard !dryRun, output != bytes else { return (result, false) }
+            let written: Bool
+            do {
+                written = try AtomicReplace.write(output, to: file, name: table + ".xcstrings", directory: bundle, expected: lock.status)
+            } catch {
+                throw .invalid(error.description)
+            }
+            if written { return (result, true) }
+        }
+        throw .invalid("\(file): changed by another program on every try; try again")
+    }
+
     // MARK: - One file
 
-    /// `catalogLanguage`: the catalog language edited, nil for all (the target's language unless said).
-    private func edit(_ edit: TableEdit, in file: String, target: Target, catalogLanguage: String?? = .none, ifVersion: String?) throws(Failure) -> Change {
+    /// `edits` made to one file in turn and written once. `catalogLanguage`:
+    /// the catalog language edited, nil for all (the target's language unless said).
+    private func edit(_ edits: [TableEdit], in file: String, target: Target, catalogLanguage: String?? = .none,
+                      ifVersion: String?) throws(Failure) -> [Change] {
         let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
         let directory = String(file[..<file.lastIndex(of: "/")!])
         let format = TableFormat(path: file)!
@@ -163,19 +233,22 @@ public struct TableWriter: Sendable {
             let before = tables.composed(target.language)
             let previousVersion = TableVersion.of(before)
             if let ifVersion, ifVersion != previousVersion {
-                throw .stale(key: edit.key, language: target.language, current: before?[edit.key], version: previousVersion)
+                throw .stale(key: edits[0].key, language: target.language, current: before?[edits[0].key], version: previousVersion)
             }
-            let result: (bytes: [UInt8], file: TableFile)
-            do {
-                let language = target.catalog == nil ? nil : (catalogLanguage ?? target.language)
-                result = try edit.applied(to: bytes, format: format, path: file, language: language, sourceLanguage: tables.development ?? "en",
-                                          before: old)
-            } catch {
-                throw .invalid(error.description)
+            var result: (bytes: [UInt8], file: TableFile)? = nil
+            for edit in edits {
+                do {
+                    let language = target.catalog == nil ? nil : (catalogLanguage ?? target.language)
+                    result = try edit.applied(to: result?.bytes ?? bytes, format: format, path: file, language: language,
+                                              sourceLanguage: tables.development ?? "en", before: result?.file ?? old)
+                } catch {
+                    throw .invalid(error.description)
+                }
             }
+            guard let result else { return [] }
             var after = tables
             after.replace(file: file, with: result.file)
-            try check(edit, before: tables, after: after, language: target.language)
+            for edit in edits { try check(edit, before: tables, after: after, language: target.language) }
             let written: Bool
             do {
                 written = try AtomicReplace.write(result.bytes, to: file, name: name, directory: directory, expected: lock.status)
@@ -184,10 +257,13 @@ public struct TableWriter: Sendable {
             }
             guard written else { continue }
             let table = after.composed(target.language)
-            let key: String
-            if case .rename(_, let newKey) = edit { key = newKey } else { key = edit.key }
-            return Change(file: file, language: target.language, key: edit.key, newKey: nil, before: before?[edit.key], after: table?[key],
-                          previousVersion: previousVersion, version: TableVersion.of(table), created: bytes == nil)
+            let version = TableVersion.of(table)
+            return edits.map { edit in
+                let key: String
+                if case .rename(_, let newKey) = edit { key = newKey } else { key = edit.key }
+                return Change(file: file, language: target.language, key: edit.key, newKey: nil, before: before?[edit.key], after: table?[key],
+                              previousVersion: previousVersion, version: version, created: bytes == nil)
+            }
         }
         throw .invalid("\(file): changed by another program on every try; try again")
     }

@@ -331,8 +331,8 @@ indirect enum CatalogJSON: Equatable, Sendable {
 /// The order Xcode writes a catalog's keys in: as Finder sorts names —
 /// letters without regard to case, runs of digits by their number — and
 /// by bytes where that finds them equal.
-enum XcodeOrder {
-    static func precedes(_ lhs: String, _ rhs: String) -> Bool {
+public enum XcodeOrder {
+    public static func precedes(_ lhs: String, _ rhs: String) -> Bool {
         var left = lhs.unicodeScalars.makeIterator(), right = rhs.unicodeScalars.makeIterator()
         var a = left.next(), b = right.next()
         while let x = a, let y = b {

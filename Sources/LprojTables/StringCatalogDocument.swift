@@ -3,7 +3,7 @@
 /// same bytes, and an edit's diff shows that value and its `state`.
 public struct StringCatalogDocument: Sendable {
     private let path: String
-    private var root: CatalogJSON
+    var root: CatalogJSON
     private let endsWithNewline: Bool
 
     /// Opens catalog JSON; a message with the line when it is not a catalog.
@@ -46,7 +46,8 @@ public struct StringCatalogDocument: Sendable {
     public mutating func set(_ key: String, language: String, to value: String) throws(TableEditError) {
         let path = self.path
         try updateLocalization(key, language) { (localization: inout CatalogJSON) throws(TableEditError) in
-            if localization["variations"] != nil || localization["substitutions"] != nil {
+            // A localization with substitutions keeps its format in its stringUnit; one with variations has no single text.
+            if localization["variations"] != nil {
                 throw TableEditError(path: path, "\"\(key)\" varies by plural or device in \(language): set its forms with --plural")
             }
             try localization.update(["stringUnit"]) { (unit: inout CatalogJSON) throws(TableEditError) in

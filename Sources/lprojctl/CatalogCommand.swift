@@ -41,11 +41,14 @@ enum CatalogCommand {
     static func run(_ argv: [String]) {
         guard let verb = argv.first, !verb.hasPrefix("-") else {
             if argv.first == "--help" || argv.first == "-h" { Console.out(help); return }
-            Console.usage("\(program) catalog", UsageError("missing what to do (compile)"))
+            Console.usage("\(program) catalog", UsageError("missing what to do (compile, sync, export, import, migrate)"))
         }
         switch verb {
         case "compile": compile(Array(argv.dropFirst()))
         case "migrate": migrate(Array(argv.dropFirst()))
+        case "sync": CatalogSyncCommand.run(Array(argv.dropFirst()))
+        case "export": CatalogExchangeCommand.export(Array(argv.dropFirst()))
+        case "import": CatalogExchangeCommand.import(Array(argv.dropFirst()))
         default: Console.usage("\(program) catalog", UsageError("unknown catalog command '\(verb)'"))
         }
     }

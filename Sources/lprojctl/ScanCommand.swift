@@ -57,27 +57,7 @@ enum ScanCommand {
                 ?? BundleCheck.developmentLocalization(of: bundle) else {
             Console.fail(program, "\(bundlePath): no development localization found (give --development)", status: 2)
         }
-        let scanner = SourceScanner(macros: Set(arguments.values("macro")))
-        var uses: [SourceScanner.Use] = []
-        var unreadable = false
-        for operand in arguments.operands {
-            let files: [String]
-            do {
-                files = try sources(under: absolute(operand))
-            } catch {
-                Console.error("\(program): \(error)")
-                unreadable = true
-                continue
-            }
-            for file in files {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    Console.error("\(program): cannot read \(file)")
-                    unreadable = true
-                    continue
-                }
-                uses += scanner.uses(in: String(decoding: data, as: UTF8.self), file: file)
-            }
-        }
+        let (uses, unreadable) = scan(arguments.operands, macros: arguments.values("macro"))
         var diagnostics: [Diagnostic] = []
         var used: Set<String> = []
         var missing = 0
@@ -107,6 +87,32 @@ enum ScanCommand {
             Console.error("\(uses.count) use\(uses.count == 1 ? "" : "s") found; \(missing) missing, \(diagnostics.count - missing) unused")
         }
         exit(unreadable ? 2 : missing > 0 ? 1 : 0)
+    }
+
+    /// The uses in every source under `operands`; unreadable paths are said on stderr and make `unreadable` true.
+    static func scan(_ operands: [String], macros: [String]) -> (uses: [SourceScanner.Use], unreadable: Bool) {
+        let scanner = SourceScanner(macros: Set(macros))
+        var uses: [SourceScanner.Use] = []
+        var unreadable = false
+        for operand in operands {
+            let files: [String]
+            do {
+                files = try sources(under: absolute(operand))
+            } catch {
+                Console.error("\(program): \(error)")
+                unreadable = true
+                continue
+            }
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    Console.error("\(program): cannot read \(file)")
+                    unreadable = true
+                    continue
+                }
+                uses += scanner.uses(in: String(decoding: data, as: UTF8.self), file: file)
+            }
+        }
+        return (uses, unreadable)
     }
 
     private static func absolute(_ path: String) -> String {

@@ -1,0 +1,174 @@
+import Foundation
+import LprojTables
+
+/// Translations from an XLIFF document brought back into the tables its
+/// `<file>`s name — a String Catalog, or a bundle's `.strings` and
+/// `.stringsdict` — through `TableWriter`: format-preserving, locked, each
+/// file written once. Everything is checked before anything is written: a
+/// `<file>` naming no table, a unit whose id is not one Xcode writes, a
+/// plural form the language never selects, a translation that reads its
+/// arguments otherwise than its source (`BundleCheck`'s rule) or names a
+/// variable the source does not — one problem each, with file and line.
+public struct LocalizationImport: Sendable {
+    /// One table's translations in one language.
+    public struct Plan: Sendable {
+        public var writer: TableWriter
+        public var language: String
+        /// The `<file original>` and where the XLIFF says it.
+        public var original: String
+        public var edits: [TableEdit] = []
+        public var added = 0
+        public var changed = 0
+        public var unchanged = 0
+    }
+
+    /// A unit or file refused: `path:line:1: error: message`.
+    public struct Problem: Sendable, CustomStringConvertible {
+        public var path: String
+        public var line: Int
+        public var message: String
+
+        public var description: String { "\(path):\(line):1: error: \(message)" }
+    }
+
+    public private(set) var plans: [Plan] = []
+    public private(set) var problems: [Problem] = []
+    /// Writes what the checks refuse (`TableWriter.force`).
+    public var force = false
+
+    /// Plans the import of `document` (read from `path`); a relative
+    /// `original` is found under `root`.
+    public init(_ document: XLIFFDocument, path: String, root: String) {
+        for file in document.files {
+            plan(file, path: path, root: root)
+        }
+    }
+
+    /// Makes every plan's edits (nothing when a problem was found); the changes written.
+    public func apply() throws(TableWriter.Failure) -> [TableWriter.Change] {
+        guard problems.isEmpty else { return [] }
+        var changes: [TableWriter.Change] = []
+        for plan in plans where !plan.edits.isEmpty {
+            var writer = plan.writer
+            writer.force = force
+            changes += try writer.apply(plan.edits, language: plan.language)
+        }
+        return changes
+    }
+
+    // MARK: - Planning
+
+    private mutating func plan(_ file: XLIFFDocument.File, path: String, root: String) {
+        func refuse(_ line: Int, _ message: String) { problems.append(Problem(path: path, line: line, message: message)) }
+        guard let language = file.targetLanguage, !language.isEmpty else {
+            return refuse(file.line, "<file original=\"\(file.original)\"> has no target-language: there is no translation to import")
+        }
+        guard LanguageTag(language) != nil else { return refuse(file.line, "target-language \"\(language)\" is not a language tag") }
+        guard let (bundle, table, encoding) = Self.location(of: file.original, root: root) else {
+            return refuse(file.line, "\"\(file.original)\" is not a String Catalog (.xcstrings) or a table in an .lproj directory")
+        }
+        let catalog = bundle + "/" + table + ".xcstrings"
+        if encoding == .catalog, !FileManager.default.fileExists(atPath: catalog) {
+            return refuse(file.line, "\"\(file.original)\" names \(catalog), which does not exist")
+        }
+        let writer: TableWriter
+        let current: Table?
+        do {
+            writer = try TableWriter(bundle: bundle, table: table)
+            current = try writer.current(language: language).table
+        } catch {
+            return refuse(file.line, "\"\(file.original)\": \(error)")
+        }
+        // A bundle with a catalog of that table is edited through the catalog, whose ids are the catalog's.
+        let unitEncoding = FileManager.default.fileExists(atPath: catalog) ? TransUnitID.Encoding.catalog : encoding
+        var plan = Plan(writer: writer, language: language, original: file.original)
+        let categories = BundleCheck.pluralCategories(of: language)
+        for unit in file.units {
+            guard let target = unit.target else { continue }
+            guard let id = TransUnitID(unit.id, encoding: unitEncoding) ?? TransUnitID(unit.id, encoding: encoding) else {
+                refuse(unit.line, "unit \"\(unit.id)\": not an id Xcode writes for a \(encoding == .catalog ? "String Catalog" : ".stringsdict") unit")
+                continue
+            }
+            let existing = current?[id.key].flatMap { id.text(in: $0) }
+            if existing == target {
+                plan.unchanged += 1
+                continue
+            }
+            for message in Self.argumentProblems(source: unit.source, target: target, sourceLanguage: file.sourceLanguage, language: language) {
+                refuse(unit.line, "unit \"\(unit.id)\": the translation \(message)")
+            }
+            guard let edit = Self.edit(id, value: target) else {
+                refuse(unit.line, "unit \"\(unit.id)\": a device variation is not imported; set it in the catalog")
+                continue
+            }
+            if case .setPluralForm(_, _, let category, _, _, _) = edit, category != "zero", category != "other",
+               let categories, !categories.contains(category) {
+                refuse(unit.line, "unit \"\(unit.id)\": \(BundleCheck.languageInWords(language)) never selects the \"\(category)\" plural form "
+                       + "(CLDR: \(BundleCheck.ordered(categories)))")
+                continue
+            }
+            plan.edits.append(edit)
+            if existing == nil { plan.added += 1 } else { plan.changed += 1 }
+        }
+        plans.append(plan)
+    }
+
+    /// The bundle directory, table and id encoding `original` names.
+    static func location(of original: String, root: String) -> (bundle: String, table: String, encoding: TransUnitID.Encoding)? {
+        let path = PathText.tidy(original.hasPrefix("/") ? original : root + "/" + original)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let name = String(path[path.index(after: slash)...])
+        let directory = String(path[..<slash])
+        if name.hasSuffix(".xcstrings"), name.count > ".xcstrings".count {
+            return (directory.isEmpty ? "/" : directory, String(name.dropLast(".xcstrings".count)), .catalog)
+        }
+        guard directory.hasSuffix(".lproj"), let parent = directory.lastIndex(of: "/") else { return nil }
+        let bundle = String(directory[..<parent])
+        for (suffix, encoding) in [(".strings", TransUnitID.Encoding.strings), (".stringsdict", .stringsDict)]
+        where name.hasSuffix(suffix) && name.count > suffix.count {
+            return (bundle.isEmpty ? "/" : bundle, String(name.dropLast(suffix.count)), encoding)
+        }
+        return nil
+    }
+
+    /// The edit that writes `value` at `id`; nil for a device variation.
+    static func edit(_ id: TransUnitID, value: String) -> TableEdit? {
+        switch id.steps.count {
+        case 0:
+            return .setText(key: id.key, value: value, comment: nil)
+        case 1:
+            guard case .plural(let category) = id.steps[0] else { return nil }
+            return .setPluralForm(key: id.key, variable: nil, category: category, value: value, valueType: nil)
+        case 2:
+            guard case .substitution(let variable) = id.steps[0], case .plural(let category) = id.steps[1] else { return nil }
+            return .setPluralForm(key: id.key, variable: variable, category: category, value: value, valueType: nil)
+        default:
+            return nil
+        }
+    }
+
+    /// How `target` reads its arguments wrongly against `source`: BundleCheck's errors, and variables the source does not name.
+    static func argumentProblems(source: String, target: String, sourceLanguage: String, language: String) -> [String] {
+        var problems = BundleCheck.compare(FormatArguments(format: source), FormatArguments(format: target),
+                                           development: sourceLanguage, localization: language)
+            .filter { $0.severity == .error }.map(\.message)
+        let known = variables(in: source)
+        for variable in variables(in: target) where !known.contains(variable) {
+            problems.append("names the variable %#@\(variable)@, which the source does not have")
+        }
+        return problems
+    }
+
+    /// The `%#@name@` variables a text names.
+    static func variables(in text: String) -> [String] {
+        var found: [String] = []
+        var rest = text[...]
+        while let start = rest.range(of: "%#@") {
+            rest = rest[start.upperBound...]
+            guard let end = rest.firstIndex(of: "@") else { break }
+            found.append(String(rest[..<end]))
+            rest = rest[rest.index(after: end)...]
+        }
+        return found
+    }
+}
