@@ -13,6 +13,7 @@ FUZZ_SECONDS ?= 0
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 BIN_DEBUG := .build/debug
 BIN_RELEASE := .build/release
+VENV := .build/venv
 
 # Where `make install` puts things (DESTDIR stages them elsewhere).
 PREFIX ?= /usr/local
@@ -60,11 +61,19 @@ release: deps
 ## switched off so that no empty "0 tests" run closes the output), then one
 ## plain "N passed, N failed" line. The installed tree and the Debian
 ## package are built first (release binaries): PackagingTests check them.
-test: deps deb
+test: deps deb $(VENV)/installed
 	$(SWIFT) build --build-tests
-	@set -o pipefail; LPROJ_STAGE=$(CURDIR)/$(STAGE) LPROJ_DEB=$(CURDIR)/$(DEB) \
+	@set -o pipefail; LPROJ_STAGE=$(CURDIR)/$(STAGE) LPROJ_DEB=$(CURDIR)/$(DEB) LPROJ_PYTHON=$(CURDIR)/$(VENV)/bin/python \
 	  $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log
 	@awk '/^Test Case .* passed/ {p++} /^Test Case .* failed/ {f++} END {printf "%d passed, %d failed\n", p, f}' .build/test.log
+
+## The Python the tests run translators' tools with: Debian's, in a virtual
+## environment holding the pinned packages of Tests/Tools/requirements.txt.
+$(VENV)/installed: Tests/Tools/requirements.txt | deps
+	rm -rf $(VENV)
+	/usr/bin/python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r Tests/Tools/requirements.txt
+	touch $@
 
 ## demo: lint the example bundle, resolve keys as an app would, then run
 ## lprojd on a copy of it with lprojctl tail following a few live edits, and

@@ -81,10 +81,16 @@ public struct LocalizationImport: Sendable {
         }
         // A bundle with a catalog of that table is edited through the catalog, whose ids are the catalog's.
         let unitEncoding = FileManager.default.fileExists(atPath: catalog) ? TransUnitID.Encoding.catalog : encoding
+        // A catalog's substitution forms write the variable's argument as %arg: read as the specifier the source gives it.
+        let sourceTable = unitEncoding == .catalog ? try? writer.current(language: file.sourceLanguage).table : nil
         var plan = Plan(writer: writer, language: language, original: file.original)
         let categories = BundleCheck.pluralCategories(of: language)
         for unit in file.units {
             guard let target = unit.target else { continue }
+            if encoding == .stringsDict, TransUnitID.isStringsDictSetting(unit.id) {
+                if target != unit.source { refuse(unit.line, "unit \"\(unit.id)\": a plural rule's setting, which is not translated") }
+                continue
+            }
             guard let id = TransUnitID(unit.id, encoding: unitEncoding) ?? TransUnitID(unit.id, encoding: encoding) else {
                 refuse(unit.line, "unit \"\(unit.id)\": not an id Xcode writes for a \(encoding == .catalog ? "String Catalog" : ".stringsdict") unit")
                 continue
@@ -94,7 +100,13 @@ public struct LocalizationImport: Sendable {
                 plan.unchanged += 1
                 continue
             }
-            for message in Self.argumentProblems(source: unit.source, target: target, sourceLanguage: file.sourceLanguage, language: language) {
+            var argument = "%lld"
+            if case .substitution(let name)? = id.steps.first, let specifier = sourceTable?[id.key]?.substitutions[name]?.formatSpecifier {
+                argument = "%" + specifier
+            }
+            for message in Self.argumentProblems(source: unit.source.replacingOccurrences(of: "%arg", with: argument),
+                                                 target: target.replacingOccurrences(of: "%arg", with: argument),
+                                                 sourceLanguage: file.sourceLanguage, language: language) {
                 refuse(unit.line, "unit \"\(unit.id)\": the translation \(message)")
             }
             guard let edit = Self.edit(id, value: target) else {

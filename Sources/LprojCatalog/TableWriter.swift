@@ -101,12 +101,15 @@ public struct TableWriter: Sendable {
         let target = try self.target(language: language)
         var byFile: [String: [TableEdit]] = [:]
         var order: [String] = []
-        for edit in edits {
+        // A key given plural forms here is a rule: its text is the rule's format, written after the forms make the rule.
+        let rules = Set(edits.compactMap { edit -> String? in if case .setPluralForm(let key, _, _, _, _, _) = edit { key } else { nil } })
+        let ordered = edits.filter { if case .setPluralForm = $0 { true } else { false } } + edits.filter { if case .setPluralForm = $0 { false } else { true } }
+        for edit in ordered {
             let file: String
             var planned = edit
             switch edit {
             case .setText(let key, _, _):
-                file = target.catalog ?? (target.hasRule(key, limits: limits) ? target.stringsdict! : target.strings!)
+                file = target.catalog ?? (rules.contains(key) || target.hasRule(key, limits: limits) ? target.stringsdict! : target.strings!)
             case .setPluralForm(let key, let variable, let category, let value, _, _):
                 file = try pluralFile(target, variable: variable, category: category)
                 planned = try pluralEdit(key, variable: variable, category: category, value: value, target: target)
@@ -179,7 +182,9 @@ public struct TableWriter: Sendable {
 
     /// `language`'s table as it is on disk and its version.
     public func current(language: String) throws(Failure) -> (table: Table?, version: String) {
-        let table = try loadTables().composed(try target(language: language).language)
+        let name = try target(language: language).language
+        // Only that localization's files: a table is composed of its own layers.
+        let table = try loadTables(only: name).composed(name)
         return (table, TableVersion.of(table))
     }
 
@@ -389,7 +394,8 @@ public struct TableWriter: Sendable {
     }
 
     /// Every file of the table but `excluded` (the caller parses what it locked and read).
-    func loadTables(except excluded: String? = nil) throws(Failure) -> TableSet {
+    /// `only`: that localization's files (and the catalog), not the development language worked out.
+    func loadTables(except excluded: String? = nil, only localization: String? = nil) throws(Failure) -> TableSet {
         var set = TableSet(name: table)
         var reader = TableFileReader(limits: limits)
         func read(_ path: String) {
@@ -397,10 +403,11 @@ public struct TableWriter: Sendable {
             if let file = try? reader.read(path: path, links: LinkPolicy(under: [bundle])) { set.files[path] = file }
         }
         read(bundle + "/" + table + ".xcstrings")
-        for directory in localizationDirectories() {
+        for directory in localizationDirectories() where localization == nil || directory == localization {
             read(bundle + "/" + directory + ".lproj/" + table + ".strings")
             read(bundle + "/" + directory + ".lproj/" + table + ".stringsdict")
         }
+        guard localization == nil else { return set }
         let tables = set.byLocalization
         set.development = BundleCheck.developmentLocalization(of: LocalizedBundle(path: bundle, tables: tables))
         return set

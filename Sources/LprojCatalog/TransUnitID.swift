@@ -112,6 +112,19 @@ public struct TransUnitID: Hashable, Sendable {
         }
     }
 
+    /// Whether `id` is a `.stringsdict` unit that carries a rule's settings,
+    /// not text (`/KEY:dict/VARIABLE:dict/:string`, the value type; a
+    /// `…FormatSpecTypeKey` or `…FormatValueTypeKey`): some tools write
+    /// them; they are never translated.
+    public static func isStringsDictSetting(_ id: String) -> Bool {
+        guard id.hasPrefix("/"), id.hasSuffix(":dict/:string") || id.hasSuffix("Key:string") else { return false }
+        let parts = id.dropFirst().components(separatedBy: ":dict/")
+        guard parts.count >= 2 else { return false }
+        let last = parts[parts.count - 1], previous = parts[parts.count - 2]
+        if last == ":string" || last == "" { return !Variants.pluralCategories.contains(previous) && previous != "NSStringLocalizedFormatKey" }
+        return last.hasPrefix("NSStringFormat") || previous.hasPrefix("NSStringFormat")
+    }
+
     /// Every text of `entry`, by where it sits: the entry's own text or
     /// forms, then each substitution's forms, in a stable order.
     public static func texts(of entry: Entry, key: String) -> [(id: TransUnitID, text: String)] {

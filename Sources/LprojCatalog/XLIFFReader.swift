@@ -24,24 +24,37 @@ public enum XLIFFReader {
         parser.shouldResolveExternalEntities = false
         let reader = Delegate(parser: parser, path: path)
         parser.delegate = reader
-        let parsed = parser.parse()
+        _ = parser.parse()
+        // libxml2 recovers from some errors and still reports success: the first error the delegate heard decides.
         if let failure = reader.failure { throw failure }
-        guard parsed else {
-            let code = (parser.parserError as NSError?).flatMap { XMLParser.ErrorCode(rawValue: $0.code) }
-            throw Failure(path: path, line: max(parser.lineNumber, 1), column: max(parser.columnNumber, 1),
-                          message: "not well-formed XML: " + (code.map(describe) ?? "unreadable"))
-        }
         guard reader.sawRoot else { throw Failure(path: path, line: 1, column: 1, message: "no <xliff> element") }
         return XLIFFDocument(files: reader.files)
     }
 
-    /// `tagNameMismatchError` → "tag name mismatch".
-    private static func describe(_ code: XMLParser.ErrorCode) -> String {
-        var words = ""
-        for character in String(describing: code).replacingOccurrences(of: "Error", with: "") {
-            if character.isUppercase { words += " " + character.lowercased() } else { words.append(character) }
+    /// libxml2's error numbers (`xmlParserErrors`, which Foundation passes on as they are) in words.
+    static func describe(libxml2 code: Int) -> String {
+        switch code {
+        case 4: "the document is empty"
+        case 5: "extra content after the document's element"
+        case 6, 7, 8: "an invalid character reference"
+        case 9: "a character XML does not allow"
+        case 23: "an entity reference without its ';'"
+        case 26, 27: "an undeclared entity"
+        case 31, 32: "an unknown or unsupported encoding"
+        case 33, 34, 39, 40, 41, 43, 44: "an attribute value not quoted or not closed"
+        case 38: "'<' in an attribute value"
+        case 42: "an attribute given twice"
+        case 45: "a comment not closed"
+        case 63: "a CDATA section not closed"
+        case 65: "a space is required"
+        case 68: "a name is required"
+        case 73: "'>' expected"
+        case 74: "'</' expected"
+        case 75: "'=' expected"
+        case 76: "an end tag that does not match its start tag"
+        case 77: "an element not closed"
+        default: "libxml2 error \(code)"
         }
-        return words.trimmingCharacters(in: .whitespaces)
     }
 
     private static let namespace = "urn:oasis:names:tc:xliff:document:1.2"
@@ -103,6 +116,10 @@ public enum XLIFFReader {
             default:
                 break
             }
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred error: Error) {
+            fail("not well-formed XML: " + XLIFFReader.describe(libxml2: (error as NSError).code))
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {

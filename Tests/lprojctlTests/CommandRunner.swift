@@ -17,10 +17,11 @@ func binaryDirectory() -> URL {
     return url
 }
 
-/// `environment`: variables set for the command (over the test's own, with the locale ones cleared).
+/// `program`: a built executable's name, or an absolute path. `environment`:
+/// variables set for the command (over the test's own, with the locale ones cleared).
 func runCommand(_ program: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String]? = nil) throws -> CommandResult {
     let process = Process()
-    process.executableURL = binaryDirectory().appendingPathComponent(program)
+    process.executableURL = program.hasPrefix("/") ? URL(fileURLWithPath: program) : binaryDirectory().appendingPathComponent(program)
     process.arguments = arguments
     if let environment {
         var merged = ProcessInfo.processInfo.environment

@@ -229,7 +229,8 @@ final class EditCommandTests: XCTestCase {
         try String(contentsOf: directory.url.appendingPathComponent(relative), encoding: .utf8)
     }
 
-    private static func rules(_ other: String, _ one: String?) -> String {
+    /// A `.stringsdict` with one rule, `files`, of the variable `n`.
+    static func rules(_ other: String, _ one: String?) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">

@@ -1,0 +1,3 @@
+func title() -> String {
+    AppString("settings.title", "The settings screen's title")
+}

@@ -1,0 +1,468 @@
+import Foundation
+import XCTest
+@testable import LprojTables
+
+/// `lprojctl catalog sync`, `export` and `import`, run as built on temporary
+/// trees; XLIFF read and edited by translate-toolkit (pinned, in the virtual
+/// environment `make test` makes), as translators' tools read it.
+final class CatalogExchangeTests: XCTestCase {
+    private var directory: TemporaryDirectory!
+    private var root: String { directory.url.path }
+    private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures")
+
+    override func setUpWithError() throws { directory = TemporaryDirectory() }
+    override func tearDown() { directory = nil }
+
+    // MARK: - sync
+
+    func testSyncAddsUsedKeysMarksUnusedOnesStaleAndKeepsTranslations() throws {
+        try FileManager.default.copyItem(atPath: Self.fixtures.appendingPathComponent("sync/Sources").path, toPath: root + "/Sources")
+        try directory.write("Resources/Localizable.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "Inbox" : {
+                  "localizations" : {
+                    "de" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "Posteingang"
+                      }
+                    }
+                  }
+                },
+                "Old screen" : {
+                  "localizations" : {
+                    "de" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "Alter Bildschirm"
+                      }
+                    }
+                  }
+                },
+                "Typed by hand" : {
+                  "extractionState" : "manual"
+                }
+              },
+              "version" : "1.0"
+            }
+            """)
+        let catalog = root + "/Resources/Localizable.xcstrings"
+        let before = try Data(contentsOf: URL(fileURLWithPath: catalog))
+        let dryRun = try lprojctl(["catalog", "sync", "Sources", "--catalog", catalog, "--macro", "AppString", "--dry-run"], in: directory.url)
+        XCTAssertEqual(dryRun.status, 0, dryRun.stderr)
+        XCTAssertEqual(dryRun.stdout, """
+            + "compose.button"
+            # "Inbox" comment: "The list of messages"
+            - "Old screen" is stale: no source uses it
+            + "settings.title"
+            + "Welcome"
+
+            """)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: catalog)), before, "a dry run writes nothing")
+        let check = try lprojctl(["catalog", "sync", "Sources", "--catalog", catalog, "--macro", "AppString", "--check"], in: directory.url)
+        XCTAssertEqual(check.status, 1, "--check fails while the catalog is behind the sources")
+
+        let sync = try lprojctl(["catalog", "sync", "Sources", "--catalog", catalog, "--macro", "AppString"], in: directory.url)
+        XCTAssertEqual(sync.status, 0, sync.stderr)
+        XCTAssertEqual(try String(contentsOfFile: catalog, encoding: .utf8), """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "compose.button" : {
+                  "comment" : "Starts a new message",
+                  "extractionState" : "extracted_with_value",
+                  "localizations" : {
+                    "en" : {
+                      "stringUnit" : {
+                        "state" : "new",
+                        "value" : "Write a message"
+                      }
+                    }
+                  }
+                },
+                "Inbox" : {
+                  "comment" : "The list of messages",
+                  "localizations" : {
+                    "de" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "Posteingang"
+                      }
+                    }
+                  }
+                },
+                "Old screen" : {
+                  "extractionState" : "stale",
+                  "localizations" : {
+                    "de" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "Alter Bildschirm"
+                      }
+                    }
+                  }
+                },
+                "settings.title" : {
+                  "comment" : "The settings screen's title"
+                },
+                "Typed by hand" : {
+                  "extractionState" : "manual"
+                },
+                "Welcome" : {
+                  "comment" : "The first screen's title"
+                }
+              },
+              "version" : "1.0"
+            }
+            """)
+        // In line with the sources: nothing more to do, --check passes.
+        let again = try lprojctl(["catalog", "sync", "Sources", "--catalog", catalog, "--macro", "AppString", "--check"], in: directory.url)
+        XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
+        XCTAssertEqual(again.stdout, "")
+        // A stale key used again is extracted again, its translation kept.
+        try directory.write("Sources/Back.swift", "let s = String(localized: \"Old screen\")\n")
+        let revived = try lprojctl(["catalog", "sync", "Sources", "--catalog", catalog, "--macro", "AppString"], in: directory.url)
+        XCTAssertEqual(revived.stdout, "* \"Old screen\" is used again\n")
+        let file = StringCatalogFile(bytes: try Data(contentsOf: URL(fileURLWithPath: catalog)), path: catalog)
+        XCTAssertEqual(file.catalog.tables["de"]?["Old screen"]?.text, "Alter Bildschirm")
+        // The other table's keys are that table's: a new Other.xcstrings gets only its own.
+        let other = try lprojctl(["catalog", "sync", "Sources", "--catalog", root + "/Resources/Other.xcstrings"], in: directory.url)
+        XCTAssertEqual(other.status, 0, other.stderr)
+        XCTAssertEqual(other.stdout, "+ \"Elsewhere\"\n")
+    }
+
+    func testSyncRefusesABrokenCatalogAndUnreadableSources() throws {
+        try directory.write("Sources/A.swift", "let a = String(localized: \"A\")\n")
+        try directory.write("Localizable.xcstrings", "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"A\" : [\n}\n")
+        let broken = try lprojctl(["catalog", "sync", "Sources", "--catalog", "Localizable.xcstrings"], in: directory.url)
+        XCTAssertEqual(broken.status, 1)
+        XCTAssertTrue(broken.stderr.contains("Localizable.xcstrings:5:"), broken.stderr)
+        XCTAssertTrue(broken.stderr.contains("nothing was written"), broken.stderr)
+        let missing = try lprojctl(["catalog", "sync", "NoSuchDirectory", "--catalog", "New.xcstrings"], in: directory.url)
+        XCTAssertEqual(missing.status, 2)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/New.xcstrings"))
+    }
+
+    // MARK: - export and import
+
+    func testTranslateToolkitReadsTheExportAndItsEditsImportExactly() throws {
+        try writeCatalog()
+        let catalog = "App/Localizable.xcstrings"
+        let original = try Data(contentsOf: URL(fileURLWithPath: root + "/" + catalog))
+        let export = try lprojctl(["catalog", "export", "--catalog", catalog, "--output", "out", "--language", "ru", "--language", "de"], in: directory.url)
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let contents = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: directory.url.appendingPathComponent("out/ru.xcloc/contents.json")))
+                                     as? [String: Any])
+        XCTAssertEqual(contents["targetLocale"] as? String, "ru")
+        XCTAssertEqual(contents["developmentRegion"] as? String, "en")
+        let xliff = root + "/out/ru.xcloc/Localized Contents/ru.xliff"
+        let units = try toolkitUnits(xliff)
+        XCTAssertEqual(units.map { $0.id }, [
+            "%lld files", "%lld files|==|substitutions.count.plural.one", "%lld files|==|substitutions.count.plural.few",
+            "%lld files|==|substitutions.count.plural.many", "%lld files|==|substitutions.count.plural.other",
+            "Done", "items|==|plural.one", "items|==|plural.few", "items|==|plural.many", "items|==|plural.other", "Welcome, %@",
+        ])
+        XCTAssertEqual(units.first { $0.id == "Done" }?.note, "The button that closes a sheet")
+        XCTAssertEqual(units.first { $0.id == "Done" }?.target, "Готово")
+        XCTAssertEqual(units.first { $0.id == "items|==|plural.few" }?.source, "%lld items", "a form English lacks shows its other form")
+        XCTAssertEqual(units.first { $0.id == "items|==|plural.one" }?.target, "%lld предмет")
+        XCTAssertNil(units.first { $0.id == "items|==|plural.many" }?.target)
+        XCTAssertEqual(units.first { $0.id == "%lld files" }?.source, "%#@count@ in the folder")
+        XCTAssertNil(units.first { $0.id == "Old" }, "stale keys are not sent to translators")
+
+        // Export then import with no edit changes no byte.
+        let unchanged = try lprojctl(["catalog", "import", "out/ru.xcloc", "out/de.xcloc"], in: directory.url)
+        XCTAssertEqual(unchanged.status, 0, unchanged.stderr)
+        XCTAssertTrue(unchanged.stderr.contains("0 added, 0 changed"), unchanged.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: root + "/" + catalog)), original)
+
+        // The translator's tool fills and changes targets and saves its own XLIFF.
+        let edits = ["items|==|plural.many": "%lld предметов", "items|==|plural.other": "%lld предмета", "Done": "Готово & закрыть <сейчас>",
+                     "Welcome, %@": "Добро пожаловать, %@\nснова", "%lld files|==|substitutions.count.plural.few": "%lld файла"]
+        try toolkit(["edit", xliff, String(decoding: JSONSerialization.data(withJSONObject: edits), as: UTF8.self)])
+        let dryRun = try lprojctl(["catalog", "import", "out/ru.xcloc", "--dry-run"], in: directory.url)
+        XCTAssertEqual(dryRun.stdout, "App/Localizable.xcstrings (ru): 3 added, 2 changed, 3 unchanged\n")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: root + "/" + catalog)), original)
+        let imported = try lprojctl(["catalog", "import", "out/ru.xcloc"], in: directory.url)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let ru = try XCTUnwrap(StringCatalogFile(bytes: Data(contentsOf: URL(fileURLWithPath: root + "/" + catalog)), path: catalog).catalog.tables["ru"])
+        XCTAssertEqual(ru["Done"]?.text, "Готово & закрыть <сейчас>")
+        XCTAssertEqual(ru["Welcome, %@"]?.text, "Добро пожаловать, %@\nснова")
+        XCTAssertEqual(ru["items"]?.value, .plural(["one": .text("%lld предмет"), "many": .text("%lld предметов"), "other": .text("%lld предмета")]))
+        XCTAssertEqual(ru["%lld files"]?.substitutions["count"]?.variants, .plural(["one": .text("%lld файл"), "few": .text("%lld файла")]))
+        // The edits read back from the catalog are what the tool wrote: a second import changes nothing.
+        let twice = try lprojctl(["catalog", "import", "out/ru.xcloc"], in: directory.url)
+        XCTAssertTrue(twice.stdout.contains("0 added, 0 changed, 8 unchanged"), twice.stdout)
+    }
+
+    func testABundleRoundTripsAndAnXcodeExportImports() throws {
+        try writeBundle()
+        let files = ["App/en.lproj/Localizable.strings", "App/en.lproj/Localizable.stringsdict", "App/de.lproj/Localizable.strings"]
+        let before = try files.map { try Data(contentsOf: directory.url.appendingPathComponent($0)) }
+        let export = try lprojctl(["catalog", "export", "--bundle", "App", "--output", "out"], in: directory.url)
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let units = try toolkitUnits(root + "/out/de.xcloc/Localized Contents/de.xliff")
+        XCTAssertEqual(units.map { $0.id }, ["home_title", "welcome", "/files:dict/NSStringLocalizedFormatKey:dict/:string",
+                                             "/files:dict/n:dict/one:dict/:string", "/files:dict/n:dict/other:dict/:string"])
+        XCTAssertEqual(units[0].note, "Title of the first screen")
+        XCTAssertEqual(units[0].target, "Start")
+        XCTAssertNil(units[1].target)
+        let same = try lprojctl(["catalog", "import", "out/de.xcloc"], in: directory.url)
+        XCTAssertEqual(same.status, 0, same.stderr)
+        XCTAssertEqual(try files.map { try Data(contentsOf: directory.url.appendingPathComponent($0)) }, before)
+
+        // What Xcode itself exports for this bundle, translated.
+        let xcode = try lprojctl(["catalog", "import", Self.fixtures.appendingPathComponent("xliff/xcode-export-de.xliff").path], in: directory.url)
+        XCTAssertEqual(xcode.status, 0, xcode.stderr)
+        XCTAssertEqual(xcode.stdout, """
+            App/en.lproj/Localizable.strings (de): 1 added, 1 changed, 0 unchanged
+            App/en.lproj/Localizable.stringsdict (de): 3 added, 0 changed, 0 unchanged
+
+            """)
+        XCTAssertEqual(try String(contentsOfFile: root + "/App/de.lproj/Localizable.strings", encoding: .utf8), """
+            /* Title of the first screen */
+            "home_title" = "Startseite";
+            "welcome" = "Willkommen, %@!";
+
+            """)
+        let rules = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: directory.url.appendingPathComponent("App/de.lproj/Localizable.stringsdict")),
+                                                                         format: nil) as? [String: [String: Any]])
+        XCTAssertEqual(rules["files"]?["NSStringLocalizedFormatKey"] as? String, "%#@n@")
+        XCTAssertEqual((rules["files"]?["n"] as? [String: String])?["one"], "%d Datei")
+        XCTAssertEqual((rules["files"]?["n"] as? [String: String])?["other"], "%d Dateien")
+        XCTAssertEqual((rules["files"]?["n"] as? [String: String])?["NSStringFormatValueTypeKey"], "d")
+    }
+
+    func testBadInputIsOneMessageAndNothingIsWritten() throws {
+        try writeBundle()
+        let strings = root + "/App/de.lproj/Localizable.strings"
+        let before = try Data(contentsOf: URL(fileURLWithPath: strings))
+        func importing(_ text: String) throws -> CommandResult {
+            try directory.write("in.xliff", text)
+            return try lprojctl(["catalog", "import", "in.xliff"], in: directory.url)
+        }
+        func xliff(original: String = "App/en.lproj/Localizable.strings", _ units: String) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <xliff xmlns="urn:oasis:names:tc:xliff:document:1.2" version="1.2">
+              <file original="\(original)" source-language="en" target-language="de" datatype="plaintext">
+                <body>
+            \(units)
+                </body>
+              </file>
+            </xliff>
+            """
+        }
+        let good = "<trans-unit id=\"home_title\"><source>Home</source><target>Heim</target></trans-unit>"
+        let malformed = try importing(xliff(good + "\n<trans-unit id=\"welcome\"><source>Welcome</target></trans-unit>"))
+        XCTAssertEqual(malformed.status, 1)
+        XCTAssertTrue(malformed.stderr.hasPrefix("\(root)/in.xliff:6:"), malformed.stderr)
+        XCTAssertTrue(malformed.stderr.contains("not well-formed XML: an end tag that does not match its start tag"), malformed.stderr)
+        let unknown = try importing(xliff(original: "App/Info.plist", good))
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("in.xliff:3:1: error: \"App/Info.plist\" is not a String Catalog"), unknown.stderr)
+        let noCatalog = try importing(xliff(original: "Missing.xcstrings", good))
+        XCTAssertTrue(noCatalog.stderr.contains("in.xliff:3:1: error: \"Missing.xcstrings\" names \(root)/Missing.xcstrings, which does not exist"),
+                      noCatalog.stderr)
+        let mismatched = try importing(xliff(good + "\n<trans-unit id=\"welcome\">\n<source>Welcome, %@!</source><target>Willkommen, %d!</target></trans-unit>"))
+        XCTAssertEqual(mismatched.status, 1)
+        XCTAssertTrue(mismatched.stderr.contains("in.xliff:6:1: error: unit \"welcome\": the translation reads argument 1 as an integer (%d), "
+                                                 + "but en reads it as an object (%@)"), mismatched.stderr)
+        let variable = try importing(xliff(original: "App/en.lproj/Localizable.stringsdict",
+                                           "<trans-unit id=\"/files:dict/NSStringLocalizedFormatKey:dict/:string\"><source>%#@n@</source><target>%#@m@</target></trans-unit>"))
+        XCTAssertTrue(variable.stderr.contains("names the variable %#@m@, which the source does not have"), variable.stderr)
+        let category = try importing(xliff(original: "App/en.lproj/Localizable.stringsdict",
+                                           "<trans-unit id=\"/files:dict/n:dict/few:dict/:string\"><source>%d files</source><target>%d x</target></trans-unit>"))
+        XCTAssertTrue(category.stderr.contains("German (de) never selects the \"few\" plural form"), category.stderr)
+        let badID = try importing(xliff(original: "App/en.lproj/Localizable.stringsdict",
+                                        "<trans-unit id=\"files\"><source>a</source><target>b</target></trans-unit>"))
+        XCTAssertTrue(badID.stderr.contains("unit \"files\": not an id Xcode writes"), badID.stderr)
+        for result in [malformed, unknown, noCatalog, mismatched, variable, category, badID] {
+            XCTAssertEqual(result.status, 1)
+            XCTAssertTrue(result.stderr.hasSuffix("nothing was written\n"), result.stderr)
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: strings)), before, "the good unit beside a bad one is not written either")
+        let usage = try lprojctl(["catalog", "export", "--output", "out"], in: directory.url)
+        XCTAssertEqual(usage.status, 2)
+    }
+
+    // MARK: - Helpers
+
+    private func lprojctl(_ arguments: [String], in directory: URL) throws -> CommandResult {
+        try runCommand("lprojctl", arguments, in: directory)
+    }
+
+    private struct ToolkitUnit: Decodable {
+        var id: String
+        var source: String
+        var target: String?
+        var note: String?
+    }
+
+    /// The units of an XLIFF file as translate-toolkit reads them.
+    private func toolkitUnits(_ path: String) throws -> [ToolkitUnit] {
+        try JSONDecoder().decode([ToolkitUnit].self, from: Data(toolkit(["dump", path]).utf8))
+    }
+
+    @discardableResult
+    private func toolkit(_ arguments: [String]) throws -> String {
+        let package = Self.fixtures.deletingLastPathComponent().deletingLastPathComponent()
+        let python = ProcessInfo.processInfo.environment["LPROJ_PYTHON"] ?? package.appendingPathComponent(".build/venv/bin/python").path
+        guard FileManager.default.isExecutableFile(atPath: python) else { throw MissingTool(python: python) }
+        let result = try runCommand(python, [Self.fixtures.deletingLastPathComponent().appendingPathComponent("Tools/xliff_units.py").path] + arguments)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.stdout
+    }
+
+    private struct MissingTool: Error, CustomStringConvertible {
+        var python: String
+        var description: String { "\(python) is missing: `make test` makes the virtual environment with translate-toolkit" }
+    }
+
+    private func writeCatalog() throws {
+        try directory.write("App/Localizable.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "%lld files" : {
+                  "localizations" : {
+                    "en" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "%#@count@ in the folder"
+                      },
+                      "substitutions" : {
+                        "count" : {
+                          "argNum" : 1,
+                          "formatSpecifier" : "lld",
+                          "variations" : {
+                            "plural" : {
+                              "one" : {
+                                "stringUnit" : {
+                                  "state" : "translated",
+                                  "value" : "%arg file"
+                                }
+                              },
+                              "other" : {
+                                "stringUnit" : {
+                                  "state" : "translated",
+                                  "value" : "%arg files"
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    },
+                    "ru" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "%#@count@ в папке"
+                      },
+                      "substitutions" : {
+                        "count" : {
+                          "argNum" : 1,
+                          "formatSpecifier" : "lld",
+                          "variations" : {
+                            "plural" : {
+                              "one" : {
+                                "stringUnit" : {
+                                  "state" : "translated",
+                                  "value" : "%lld файл"
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "Done" : {
+                  "comment" : "The button that closes a sheet",
+                  "localizations" : {
+                    "de" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "Fertig"
+                      }
+                    },
+                    "ru" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "Готово"
+                      }
+                    }
+                  }
+                },
+                "items" : {
+                  "localizations" : {
+                    "en" : {
+                      "variations" : {
+                        "plural" : {
+                          "one" : {
+                            "stringUnit" : {
+                              "state" : "translated",
+                              "value" : "%lld item"
+                            }
+                          },
+                          "other" : {
+                            "stringUnit" : {
+                              "state" : "translated",
+                              "value" : "%lld items"
+                            }
+                          }
+                        }
+                      }
+                    },
+                    "ru" : {
+                      "variations" : {
+                        "plural" : {
+                          "one" : {
+                            "stringUnit" : {
+                              "state" : "translated",
+                              "value" : "%lld предмет"
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                },
+                "Old" : {
+                  "extractionState" : "stale"
+                },
+                "Welcome, %@" : {
+                  "localizations" : {
+                    "ru" : {
+                      "stringUnit" : {
+                        "state" : "needs_review",
+                        "value" : "Добро пожаловать, %@"
+                      }
+                    }
+                  }
+                }
+              },
+              "version" : "1.0"
+            }
+            """)
+    }
+
+    private func writeBundle() throws {
+        try directory.write("App/en.lproj/Localizable.strings", """
+            /* Title of the first screen */
+            "home_title" = "Home";
+            "welcome" = "Welcome, %@!";
+
+            """)
+        try directory.write("App/de.lproj/Localizable.strings", """
+            /* Title of the first screen */
+            "home_title" = "Start";
+
+            """)
+        try directory.write("App/en.lproj/Localizable.stringsdict", EditCommandTests.rules("%d files", "%d file"))
+    }
+}
