@@ -7,6 +7,10 @@ import LprojTables
 enum CatalogCommand {
     static let help = """
         Usage: lprojctl catalog compile CATALOG... --output DIR [--states STATE,...]
+               lprojctl catalog sync SOURCE... --catalog FILE [--macro NAME]... [--dry-run | --check]
+               lprojctl catalog export (--catalog FILE | --bundle DIR)... --output DIR [--language TAG]...
+                                       [--table NAME]...
+               lprojctl catalog import XCLOC_OR_XLIFF... [--root DIR] [--dry-run] [--force]
                lprojctl catalog migrate BUNDLE --table NAME [--output FILE]
 
         compile   writes, for each language of each String Catalog (.xcstrings),
@@ -21,6 +25,42 @@ enum CatalogCommand {
                   plural form its language's CLDR rules do not have is named with
                   file, line and column, and nothing is written.
 
+        sync      does what Xcode's extraction does on every build: the keys the
+                  sources use (read as lprojctl scan reads them) that the catalog
+                  lacks are added, with the source's comment, and with its default
+                  text (defaultValue:, value:) as the source language's "new" unit;
+                  keys no source uses are marked "stale", never deleted; a stale key
+                  used again is extracted again; translations are kept; keys added by
+                  hand ("manual") are left alone, "migrated" ones are not marked stale.
+                  Only keys of the catalog's own table (its file name) count. A
+                  missing catalog is made. --dry-run prints the changes and writes
+                  nothing; --check does the same and exits 1 when there are any (CI).
+
+        export    writes one DIR/LANGUAGE.xcloc per language, as Xcode's "Export
+                  Localizations" does: contents.json and Localized Contents/
+                  LANGUAGE.xliff (XLIFF 1.2, a <file> per table named by its path from
+                  here, notes from comments). A catalog's variations are units
+                  KEY|==|plural.one, KEY|==|substitutions.VAR.plural.one,
+                  KEY|==|device.mac; a .stringsdict's are /KEY:dict/VAR:dict/one:dict/
+                  :string; plural forms are the target language's CLDR categories.
+                  Stale catalog keys and keys not to translate are left out. Without
+                  --language, every language that has translations but the source
+                  language; --table narrows a bundle to those tables.
+
+        import    writes the targets of XLIFF files (an .xcloc's, or given
+                  directly) into the tables their <file original> names (found from
+                  here, or from --root): catalogs and .strings/.stringsdict alike,
+                  through the same writer as lprojctl set (format kept, locked,
+                  atomic, checked unless --force), each file written once, and reports
+                  units added, changed and unchanged per table. Everything is checked
+                  first: a document that is not well-formed XLIFF 1.2, a <file> that
+                  names no table, a unit id Xcode does not write, a plural form the
+                  language never selects, or a translation that reads its arguments
+                  otherwise than its source (%d for %@, a variable the source does not
+                  name) is one message with file and line, and nothing is written.
+                  Importing an unedited export changes no byte. Device variations are
+                  exported but not imported.
+
         migrate   makes one String Catalog of a table's .strings and .stringsdict
                   files in every localization of BUNDLE, as Xcode's "Migrate to String
                   Catalog" does: values, plural rules and substitutions intact, the
@@ -29,13 +69,23 @@ enum CatalogCommand {
                   file; the old files stay (lprojd serves the catalog over them).
 
         Options:
-          --output DIR|FILE       compile: where the LANGUAGE.lproj directories go
-                                  (required); migrate: the catalog to write
+          --output DIR|FILE       compile, export: where to write (required);
+                                  migrate: the catalog to write
           --states STATE,...      compile only units in these states
-          --table NAME            migrate this table (required with migrate)
+          --catalog FILE          sync: the catalog (required); export: a catalog to export
+          --bundle DIR            export: a bundle's tables
+          --macro NAME            sync: a macro that takes a key first; repeat for more
+          --source-language TAG   sync: the language of a catalog made anew (default en)
+          --language TAG          export: this language (repeat for more)
+          --table NAME            export: only this table of a bundle; migrate: the table
+          --root DIR              import: where <file original> paths start (default .)
+          --dry-run               sync, import: say what would change, write nothing
+          --check                 sync: --dry-run, exit 1 when the catalog is behind
+          --force                 import: write what the checks refuse
 
-        Exit status: 0 written, 1 a catalog has a problem (nothing written), 2 usage
-        error or a file that cannot be read or written.
+        Exit status: 0 done, 1 a catalog, source or XLIFF has a problem (nothing
+        written; sync --check: changes are due), 2 usage error or a file that
+        cannot be read or written.
         """
 
     static func run(_ argv: [String]) {
