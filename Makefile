@@ -63,7 +63,7 @@ release: deps
 ## package are built first (release binaries): PackagingTests check them.
 test: deps deb $(VENV)/installed
 	$(SWIFT) build --build-tests
-	@set -o pipefail; LPROJ_STAGE=$(CURDIR)/$(STAGE) LPROJ_DEB=$(CURDIR)/$(DEB) LPROJ_PYTHON=$(CURDIR)/$(VENV)/bin/python \
+	@set -o pipefail; LPROJ_STAGE=$(CURDIR)/$(STAGE) LPROJ_DEB=$(CURDIR)/$(DEB) LPROJ_PYTHON=$(CURDIR)/$(VENV)/bin/python LPROJ_SWIFT=$(SWIFT) \
 	  $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log
 	@awk '/^Test Case .* passed/ {p++} /^Test Case .* failed/ {f++} END {printf "%d passed, %d failed\n", p, f}' .build/test.log
 

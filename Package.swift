@@ -16,6 +16,9 @@ let package = Package(
         .executable(name: "lproj-bench", targets: ["lproj-bench"]),
         .executable(name: "lproj-demo", targets: ["lproj-demo"]),
         .executable(name: "lproj-notify", targets: ["lproj-notify"]),
+        .executable(name: "lproj-catalog-compile", targets: ["lproj-catalog-compile"]),
+        // Add to a target that has .xcstrings resources: they are compiled into .lproj tables in its bundle.
+        .plugin(name: "LprojCatalogPlugin", targets: ["LprojCatalogPlugin"]),
     ],
     targets: [
         // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
@@ -51,6 +54,9 @@ let package = Package(
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
         .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine",
                                                            "LprojStudio"]),
+        // The catalog plugin's tool: a String Catalog compiled into exactly the .lproj tables the plugin declared.
+        .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojCatalog", "LprojTables", "LprojCommandLine"]),
+        .plugin(name: "LprojCatalogPlugin", capability: .buildTool(), dependencies: ["lproj-catalog-compile"]),
         .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
         // An example service: per-recipient messages from each one's Accept-Language, live.
         .executableTarget(name: "lproj-notify", dependencies: ["LprojClient", "LprojCommandLine"], path: "Examples/NotificationWorker"),

@@ -126,7 +126,7 @@ enum CatalogCommand {
             states = chosen
         }
         // Every catalog read and compiled before anything is written.
-        var files: [(path: String, bytes: [UInt8])] = []
+        var compilations: [CatalogCompilation] = []
         var problems: [String] = []
         for operand in arguments.operands {
             let path = PathText.absolute(operand)
@@ -140,48 +140,30 @@ enum CatalogCommand {
             } catch {
                 Console.fail(program, "cannot read \(error)", status: 2)
             }
-            let file = StringCatalogFile(bytes: bytes, path: operand)
-            problems += file.diagnostics.filter { $0.severity == .error }.map(\.description)
-            guard !file.diagnostics.containsErrors else { continue }
-            let catalog = file.catalog
-            let locations = KeyLocations(path: operand, bytes: bytes)
-            func place(_ key: String) -> String {
-                let (line, column) = locations.location(of: key) ?? (1, 1)
-                return "\(operand):\(line):\(column)"
-            }
-            if LanguageTag(catalog.sourceLanguage) == nil {
-                problems.append("\(place("sourceLanguage")): error: the sourceLanguage \"\(catalog.sourceLanguage)\" is not a language tag")
-            }
-            for (language, table) in catalog.tables.sorted(by: { $0.key < $1.key }) {
-                guard let categories = PluralCategory.categories(of: language) else { continue }
-                for (key, entry) in table {
-                    for form in Self.pluralForms(entry) where form != "zero" && form != "other" && !categories.contains(form) {
-                        problems.append("\(place(key)): error: \"\(key)\" in \(language) has a \"\(form)\" plural form, which \(language) never selects (CLDR: \(categories.joined(separator: ", ")))")
-                    }
-                }
-            }
             do {
-                _ = try CatalogCompiler.compile(catalog, states: states)
+                compilations.append(try CatalogCompilation(bytes: bytes, path: operand, states: states))
             } catch {
-                problems.append("\(place(error.key)): error: \(error)")
+                problems += error.messages
             }
-            files.append((path, bytes))
         }
         guard problems.isEmpty else {
             for problem in problems { Console.error(problem) }
             Console.fail(program, "nothing was written", status: 1)
         }
         var written = 0
-        for (path, bytes) in files {
-            let catalog = StringCatalogFile(bytes: bytes, path: path).catalog
-            let table = String(path.split(separator: "/").last!.dropLast(".xcstrings".count))
-            let compiled = (try? CatalogCompiler.compile(catalog, states: states)) ?? [:]
-            for (language, files) in compiled.sorted(by: { $0.key < $1.key }) {
+        for compilation in compilations {
+            for (language, files) in compilation.languages.sorted(by: { $0.key < $1.key }) {
                 let directory = PathText.absolute(output) + "/" + language + ".lproj"
                 do {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-                    if let strings = files.strings { try Data(strings).write(to: URL(fileURLWithPath: directory + "/" + table + ".strings")); written += 1 }
-                    if let rules = files.stringsDict { try Data(rules).write(to: URL(fileURLWithPath: directory + "/" + table + ".stringsdict")); written += 1 }
+                    if let strings = files.strings {
+                        try Data(strings).write(to: URL(fileURLWithPath: directory + "/" + compilation.table + ".strings"))
+                        written += 1
+                    }
+                    if let rules = files.stringsDict {
+                        try Data(rules).write(to: URL(fileURLWithPath: directory + "/" + compilation.table + ".stringsdict"))
+                        written += 1
+                    }
                 } catch {
                     Console.fail(program, "cannot write \(directory): \(error)", status: 2)
                 }
@@ -232,20 +214,5 @@ enum CatalogCommand {
             Console.fail(program, "cannot write \(output): \(error)", status: 2)
         }
         Console.error("\(output): \(tables.values.reduce(0) { $0 + $1.count }) units in \(tables.count) languages")
-    }
-
-    /// The plural categories an entry's variations name.
-    private static func pluralForms(_ entry: Entry) -> [String] {
-        var found: [String] = []
-        func walk(_ variants: Variants) {
-            switch variants {
-            case .text: break
-            case .plural(let forms): found += forms.keys; forms.values.forEach(walk)
-            case .device(let forms): forms.values.forEach(walk)
-            }
-        }
-        walk(entry.value)
-        entry.substitutions.values.forEach { walk($0.variants) }
-        return found.sorted()
     }
 }
