@@ -30,6 +30,9 @@ let help = """
             save → subscriber for both
       studio [--keys N] [--saves N] [--json]
             a page's PUT until a second page has the event, beside lprojctl set until a subscriber has it
+      catalog [--rounds N] [--json] [CATALOG]
+            compiling a String Catalog (default: the corpus's) into every language's
+            tables, beside parsing it, and JSONSerialization reading it
       deploy [--bundles N] [--json]
             on those 50,000 tables: a poll's CPU time beside find(1); a release
             swap until published, beside a restart on the new release
@@ -45,4 +48,4 @@ Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": Pars
                                                                           "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run,
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
                                                                           "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
-                                                                          "studio": StudioBenchmark.run])
+                                                                          "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run])
