@@ -146,6 +146,7 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench deploy
 	$(BIN_RELEASE)/lproj-bench edit
 	$(BIN_RELEASE)/lproj-bench studio
+	$(BIN_RELEASE)/lproj-bench catalog
 
 ## install: the release binaries, config, units, sysusers.d and tmpfiles.d
 ## entries, man pages, completions and docs under PREFIX (default
