@@ -98,6 +98,14 @@ final class ModelTests: XCTestCase {
         var linkTarget: String?
         var heldAtSwap: [ExactName: [String: String]?] = [:]
         var servedThroughLink: [String: [String: String]] = [:]   // "localization|table" → entries, as last expected
+        // Each expected table is made once per content (most files are unchanged from step to step).
+        var made: [[String: String]: Table] = [:]
+        func expectedTable(_ entries: [String: String]) -> Table {
+            if let table = made[entries] { return table }
+            let table = Table(strings: entries)
+            made[entries] = table
+            return table
+        }
 
         for step in 0..<steps {
             let bundle = Self.bundles[random.next(Self.bundles.count)]
@@ -189,7 +197,7 @@ final class ModelTests: XCTestCase {
                 guard let lastGood = file.lastGood else { continue }
                 let parts = relative.string.split(separator: "/")
                 let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
-                expected.tables[Mirror.key(path(String(parts[0])), localization, table)] = Table(strings: lastGood)
+                expected.tables[Mirror.key(path(String(parts[0])), localization, table)] = expectedTable(lastGood)
             }
             // The same files through the link, when it leads to their bundle.
             servedThroughLink = [:]
@@ -198,7 +206,7 @@ final class ModelTests: XCTestCase {
                 guard let served = heldAtSwap[relative] ?? file.lastGood else { continue }
                 let parts = relative.string.split(separator: "/")
                 let (localization, table) = (String(parts[1].dropLast(".lproj".count)), String(parts[2].dropLast(".strings".count)))
-                expected.tables[Mirror.key(path("L"), localization, table)] = Table(strings: served)
+                expected.tables[Mirror.key(path("L"), localization, table)] = expectedTable(served)
                 servedThroughLink["\(localization)|\(table)"] = served
             }
             let context = "seed \(seed), after:\n" + history.suffix(60).joined(separator: "\n")
