@@ -210,10 +210,16 @@ public final class LiveBundle: Sendable {
         core.addObserver(handler)
     }
 
-    /// Calls `handler` with true when the bundle starts following lprojd and
-    /// false when it loses it (it keeps serving the last state meanwhile).
+    /// Calls `handler` at once with whether the bundle follows lprojd now,
+    /// then with true when it starts following it and false when it loses
+    /// it (it keeps serving the last state meanwhile) — so a bundle that
+    /// connected before the call is not missed. The last value given is
+    /// always the state.
     public func observeConnection(_ handler: @escaping @Sendable (Bool) -> Void) -> ObservationToken {
-        core.addConnectionObserver(handler)
+        // Registered first: a flip meanwhile is heard too, and the value read after it is the newer one.
+        let token = core.addConnectionObserver(handler)
+        handler(isConnected)
+        return token
     }
 
     /// Every change from now on, as an async sequence.

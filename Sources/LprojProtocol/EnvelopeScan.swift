@@ -1,0 +1,190 @@
+import Foundation
+
+extension Wire {
+    /// The members that route a message line — `id`, `ok`, `error`, `sub`,
+    /// `event`, `clock` — read in one pass over its top-level object, every
+    /// other member skipped unread: a client decodes an event's body once,
+    /// as the type it wants, not twice. Anything this pass is not sure of
+    /// (a key or routing string with an escape, invalid UTF-8, a number
+    /// that is not a plain integer, a line that is not exactly one object)
+    /// gives nil, and the caller reads the line with `JSONDecoder` instead.
+    struct EnvelopeScan: Equatable {
+        var id: RequestID?
+        var ok: Bool?
+        var error: ProtocolError?
+        var sub: String?
+        var event: String?
+        var clock: String?
+
+        init?(_ line: [UInt8]) {
+            var scanner = Scanner(bytes: line)
+            guard scanner.skipSpace(), scanner.take(UInt8(ascii: "{")) else { return nil }
+            scanner.skipSpace()
+            if !scanner.take(UInt8(ascii: "}")) {
+                var seen: Set<String> = []
+                while true {
+                    guard let key = scanner.plainString(), scanner.skipSpace(), scanner.take(UInt8(ascii: ":")), scanner.skipSpace() else { return nil }
+                    // A routing member given twice: which one counts is the decoder's to say.
+                    if Self.routing.contains(key), !seen.insert(key).inserted { return nil }
+                    switch key {
+                    case "id":
+                        if scanner.null() {
+                            id = nil
+                        } else if let number = scanner.integer() {
+                            id = .number(number)
+                        } else if let text = scanner.routingString() {
+                            id = .string(text)
+                        } else {
+                            return nil
+                        }
+                    case "ok":
+                        guard let value = scanner.boolean() else { return nil }
+                        ok = value
+                    case "error":
+                        guard let range = scanner.skipValue() else { return nil }
+                        // Rare (a failed request): its fields are ProtocolError's to read.
+                        error = try? JSONDecoder().decode(ProtocolError.self, from: Data(line[range]))
+                        if error == nil, !line[range].elementsEqual("null".utf8) { return nil }
+                    case "sub", "event", "clock":
+                        if !scanner.null() {
+                            guard let value = scanner.routingString() else { return nil }
+                            if key == "sub" { sub = value } else if key == "event" { event = value } else { clock = value }
+                        }
+                    default:
+                        guard scanner.skipValue() != nil else { return nil }
+                    }
+                    scanner.skipSpace()
+                    if scanner.take(UInt8(ascii: ",")) { scanner.skipSpace(); continue }
+                    guard scanner.take(UInt8(ascii: "}")) else { return nil }
+                    break
+                }
+            }
+            scanner.skipSpace()
+            guard scanner.atEnd else { return nil }
+        }
+
+        private static let routing: Set<String> = ["id", "ok", "error", "sub", "event", "clock"]
+    }
+
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+
+        var atEnd: Bool { index == bytes.count }
+
+        /// Skips JSON whitespace; true, to chain in a `guard`.
+        @discardableResult
+        mutating func skipSpace() -> Bool {
+            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+            return true
+        }
+
+        mutating func take(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+
+        /// A string without escapes, as valid UTF-8; nil otherwise (nothing consumed that matters: the caller gives up).
+        mutating func plainString() -> String? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                index += 1
+            }
+            return nil
+        }
+
+        /// `null`, taken.
+        mutating func null() -> Bool {
+            guard bytes[index...].starts(with: "null".utf8) else { return false }
+            index += 4
+            return true
+        }
+
+        /// A routing value: a plain string; nil otherwise (`null` is taken by the caller first).
+        mutating func routingString() -> String? { plainString() }
+
+        mutating func boolean() -> Bool? {
+            if bytes[index...].starts(with: "true".utf8) { index += 4; return true }
+            if bytes[index...].starts(with: "false".utf8) { index += 5; return false }
+            return nil
+        }
+
+        /// A plain integer (`-?[0-9]+`, in Int64) followed by a delimiter; nil, consuming nothing, otherwise.
+        mutating func integer() -> Int64? {
+            var position = index
+            let negative = position < bytes.count && bytes[position] == UInt8(ascii: "-")
+            if negative { position += 1 }
+            var value: Int64 = 0
+            let digits = position
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) {
+                let digit = Int64(bytes[position] - UInt8(ascii: "0"))
+                let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+                guard !overflow, !overflow2 else { return nil }
+                value = sum
+                position += 1
+            }
+            guard position > digits, position - digits == 1 || bytes[digits] != UInt8(ascii: "0") else { return nil }
+            guard position == bytes.count || [0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "}")].contains(bytes[position]) else { return nil }
+            index = position
+            return value
+        }
+
+        /// Skips one value of any kind, checking only its shape; its byte range.
+        mutating func skipValue() -> Range<Int>? {
+            let start = index
+            guard index < bytes.count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "\""):
+                guard skipString() else { return nil }
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var depth = 0
+                while index < bytes.count {
+                    switch bytes[index] {
+                    case UInt8(ascii: "\""):
+                        guard skipString() else { return nil }
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+                    default: break
+                    }
+                    index += 1
+                    if depth == 0 { return start..<index }
+                }
+                return nil
+            default:
+                // true, false, null or a number: up to the next delimiter.
+                while index < bytes.count, !([0x20, 0x0A, 0x0D, 0x09, UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]")].contains(bytes[index])) {
+                    index += 1
+                }
+                guard index > start else { return nil }
+            }
+            return start..<index
+        }
+
+        /// Skips a string, escapes included.
+        private mutating func skipString() -> Bool {
+            index += 1
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    return true
+                case UInt8(ascii: "\\"):
+                    index += 2
+                default:
+                    index += 1
+                }
+            }
+            return false
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import LprojTables
+import XCTest
+@testable import LprojProtocol
+
+/// The one-pass envelope reading a client routes lines with agrees with
+/// `JSONDecoder` on every line: real replies and events, lines with escapes,
+/// nesting, nulls and odd spacing, and thousands of seeded mutations of them.
+final class EnvelopeScanTests: XCTestCase {
+    private struct Decoded: Decodable, Equatable {
+        var id: RequestID?
+        var ok: Bool?
+        var error: ProtocolError?
+        var sub: String?
+        var event: String?
+        var clock: String?
+    }
+
+    private func lines() throws -> [[UInt8]] {
+        let clock = Clock(instance: "9f2c", sequence: 41)
+        let diff = TableDiff(from: Table(strings: ["home": "Home", "gone": "x"]), to: Table(strings: ["home": "St\"art\\ \u{1}é", "new": "{\"a\":[1]}"]))
+        var lines = [
+            try Wire.reply(Hello.Reply(instance: "9f2c", clock: clock, server: "lprojd 0.1.0"), to: .number(1)),
+            try Wire.reply(Sync.Reply(clock: clock), to: .string("x-1")),
+            Wire.failure(ProtocolError(.unknownOperation, "unknown op \"frob\"", field: "op"), to: .number(-7)),
+            Wire.failure(ProtocolError(.malformed, "bad"), to: nil),
+            try Wire.event(TableChanged(clock: clock, bundle: "/b/Caf\u{E9}", language: "en", table: "Localizable", diff: diff), subscription: "ui"),
+            try Wire.event(LanguageSelected(clock: clock, app: "com.example.a", language: "fr"), subscription: "live"),
+            try Wire.event(Resync(reason: .slowConsumer, clock: clock), subscription: "live"),
+            try Wire.event(Resync(reason: .slowConsumer, clock: clock), subscription: "quote\"d"),
+        ]
+        lines += [
+            "{}", " { \"ok\" : true , \"id\" : 9223372036854775807 } ", "{\"id\":-9223372036854775808,\"ok\":false}",
+            "{\"id\":9223372036854775808,\"ok\":true}", "{\"id\":1.5,\"ok\":true}", "{\"id\":01,\"ok\":true}", "{\"id\":\"a\\u0062\",\"ok\":true}",
+            "{\"\\u0069d\":3,\"ok\":true}", "{\"ok\":true,\"ok\":false}", "{\"sub\":null,\"event\":\"x\"}", "{\"sub\":\"s\",\"event\":\"e\",\"extra\":[{},[],\"]\"]}",
+            "{\"ok\":false,\"error\":null}", "{\"ok\":false,\"error\":{\"code\":\"busy\",\"message\":\"m\"}}", "{\"ok\":tru}", "[1]", "{\"ok\":true} x",
+            "{\"ok\":true,}", "{\"ok\" true}", "{\"sub\":\"\u{7}\"}", "{\"event\":\"a\",\"sub\":\"b\",\"clock\":\"i:1\",\"id\":null}",
+        ].map { Array($0.utf8) }
+        lines.append([0x7B, 0x22, 0x73, 0x75, 0x62, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])   // {"sub":"\xFF"}
+        return lines.map { $0.last == 0x0A ? Array($0.dropLast()) : $0 }
+    }
+
+    func testTheScanAgreesWithJSONDecoder() throws {
+        var random = SplitMix(seed: 20)
+        var compared = 0, scanned = 0
+        let base = try lines()
+        var all = base
+        for _ in 0..<20_000 {
+            var line = base[Int(random.next() % UInt64(base.count))]
+            for _ in 0...(random.next() % 3) where !line.isEmpty {
+                let position = Int(random.next() % UInt64(line.count))
+                switch random.next() % 3 {
+                case 0: line.remove(at: position)
+                case 1:
+                    let inserted = Array("\"{}[],:\\ 0e-ntf".utf8)
+                    line.insert(inserted[Int(random.next() % UInt64(inserted.count))], at: position)
+                default: line[position] = UInt8(truncatingIfNeeded: random.next())
+                }
+            }
+            all.append(line)
+        }
+        for line in all {
+            let decoded = try? JSONDecoder().decode(Decoded.self, from: Data(line))
+            let scan = Wire.EnvelopeScan(line)
+            if scan != nil { scanned += 1 }
+            // Where JSON is valid, the scan says the same or leaves the line to the decoder.
+            if let decoded, let scan {
+                compared += 1
+                XCTAssertEqual(Decoded(id: scan.id, ok: scan.ok, error: scan.error, sub: scan.sub, event: scan.event, clock: scan.clock), decoded,
+                               String(decoding: line, as: UTF8.self))
+            }
+            // Incoming reads every line as before: the scan or the decoder.
+            let incoming = Wire.Incoming(line: line)
+            switch incoming {
+            case .event(let event)?:
+                XCTAssertNotNil(decoded?.event ?? scan?.event, String(decoding: line, as: UTF8.self))
+                XCTAssertEqual(event.name, scan?.event ?? decoded?.event)
+            case .reply(let reply)?:
+                XCTAssertEqual(reply.id, scan?.id ?? decoded?.id)
+            case nil:
+                XCTAssertTrue(decoded.map { ($0.event == nil || $0.sub == nil) && $0.ok == nil } ?? true, String(decoding: line, as: UTF8.self))
+            }
+        }
+        XCTAssertGreaterThan(compared, 1_500)
+        XCTAssertGreaterThan(scanned, compared / 2)
+        // The real lines are all read by the scan itself.
+        for line in base.prefix(7) + [Array("{\"sub\":null,\"event\":\"x\",\"id\":null}".utf8)] {
+            XCTAssertNotNil(Wire.EnvelopeScan(line), String(decoding: line, as: UTF8.self))
+        }
+    }
+
+    private struct SplitMix {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}
