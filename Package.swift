@@ -64,13 +64,16 @@ let package = Package(
         .target(name: "CAllocationCounter"),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojClient", "LprojCommandLine",
                                                               "LprojStudio", "CAllocationCounter"]),
-        .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables"]),
+        // What the test targets share: a seeded generator.
+        .target(name: "LprojTestSupport", path: "Tests/Support"),
+        .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables", "LprojTestSupport"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),
-        .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol"]),
+        .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch", "LprojTables"]),
-        .testTarget(name: "lprojctlTests", dependencies: ["LprojTables"]),
+        .testTarget(name: "lprojctlTests", dependencies: ["LprojTables", "LprojTestSupport"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
-        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch"]),
+        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch",
+                                                                  "LprojTestSupport"]),
         .testTarget(name: "LprojClientTests", dependencies: ["LprojClient", "LprojCatalog", "LprojProtocol", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]

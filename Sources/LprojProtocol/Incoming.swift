@@ -12,9 +12,7 @@ extension Wire {
 
         /// Reads `line`; nil when it is neither a reply nor an event.
         public init?(line: [UInt8]) {
-            guard let envelope = EnvelopeScan(line).map(Envelope.init) ?? (try? JSONDecoder().decode(Envelope.self, from: Data(line))) else {
-                return nil
-            }
+            guard let envelope = Envelope.read(line) else { return nil }
             if let name = envelope.event, let subscription = envelope.sub {
                 self = .event(ReceivedEvent(name: name, subscription: subscription, clock: envelope.clock.flatMap(Clock.init), line: line))
             } else if let ok = envelope.ok {
@@ -22,19 +20,6 @@ extension Wire {
                 self = .reply(Reply(id: envelope.id, error: error, line: line))
             } else {
                 return nil
-            }
-        }
-
-        private struct Envelope: Decodable {
-            var id: RequestID?
-            var ok: Bool?
-            var error: ProtocolError?
-            var sub: String?
-            var event: String?
-            var clock: String?
-
-            init(_ scan: EnvelopeScan) {
-                (id, ok, error, sub, event, clock) = (scan.id, scan.ok, scan.error, scan.sub, scan.event, scan.clock)
             }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import LprojCatalog
 import LprojProtocol
 import LprojTables
+import LprojTestSupport
 import XCTest
 
 /// The daemon runs `lprojctl check`'s rules on every change: a subscriber

@@ -2,6 +2,7 @@ import Foundation
 import LprojClient
 import LprojProtocol
 import LprojTables
+import LprojTestSupport
 import XCTest
 @testable import LprojDaemon
 

@@ -2,6 +2,7 @@ import Foundation
 import LprojClient
 import LprojProtocol
 import LprojTables
+import LprojTestSupport
 import XCTest
 @testable import LprojDaemon
 
@@ -285,23 +286,3 @@ extension CoreConnection: ModelConnection {
     }
 }
 
-/// A small seeded generator (SplitMix64): the same seed, the same run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func next(_ bound: Int) -> Int {
-        Int(next() % UInt64(bound))
-    }
-}

@@ -3,6 +3,7 @@ import LprojCatalog
 import LprojClient
 import LprojProtocol
 import LprojTables
+import LprojTestSupport
 import XCTest
 @testable import LprojDaemon
 

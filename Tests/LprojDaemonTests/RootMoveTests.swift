@@ -2,6 +2,7 @@ import Foundation
 import LprojClient
 import LprojProtocol
 import LprojTables
+import LprojTestSupport
 import XCTest
 
 /// Moves of a root and of a link on its way, against a model: the root

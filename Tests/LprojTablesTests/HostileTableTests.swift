@@ -1,4 +1,5 @@
 import Foundation
+import LprojTestSupport
 import XCTest
 @testable import LprojTables
 

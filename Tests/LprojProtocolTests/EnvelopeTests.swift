@@ -1,21 +1,13 @@
 import Foundation
 import LprojTables
+import LprojTestSupport
 import XCTest
 @testable import LprojProtocol
 
 /// The one-pass envelope reading a client routes lines with agrees with
 /// `JSONDecoder` on every line: real replies and events, lines with escapes,
 /// nesting, nulls and odd spacing, and thousands of seeded mutations of them.
-final class EnvelopeScanTests: XCTestCase {
-    private struct Decoded: Decodable, Equatable {
-        var id: RequestID?
-        var ok: Bool?
-        var error: ProtocolError?
-        var sub: String?
-        var event: String?
-        var clock: String?
-    }
-
+final class EnvelopeTests: XCTestCase {
     private func lines() throws -> [[UInt8]] {
         let clock = Clock(instance: "9f2c", sequence: 41)
         let diff = TableDiff(from: Table(strings: ["home": "Home", "gone": "x"]), to: Table(strings: ["home": "St\"art\\ \u{1}é", "new": "{\"a\":[1]}"]))
@@ -41,7 +33,7 @@ final class EnvelopeScanTests: XCTestCase {
     }
 
     func testTheScanAgreesWithJSONDecoder() throws {
-        var random = SplitMix(seed: 20)
+        var random = SplitMix64(seed: 20)
         var compared = 0, scanned = 0
         let base = try lines()
         var all = base
@@ -60,14 +52,13 @@ final class EnvelopeScanTests: XCTestCase {
             all.append(line)
         }
         for line in all {
-            let decoded = try? JSONDecoder().decode(Decoded.self, from: Data(line))
-            let scan = Wire.EnvelopeScan(line)
+            let decoded = try? JSONDecoder().decode(Wire.Envelope.self, from: Data(line))
+            let scan = Wire.Envelope.scan(line)
             if scan != nil { scanned += 1 }
             // Where JSON is valid, the scan says the same or leaves the line to the decoder.
             if let decoded, let scan {
                 compared += 1
-                XCTAssertEqual(Decoded(id: scan.id, ok: scan.ok, error: scan.error, sub: scan.sub, event: scan.event, clock: scan.clock), decoded,
-                               String(decoding: line, as: UTF8.self))
+                XCTAssertEqual(scan, decoded, String(decoding: line, as: UTF8.self))
             }
             // Incoming reads every line as before: the scan or the decoder.
             let incoming = Wire.Incoming(line: line)
@@ -85,19 +76,7 @@ final class EnvelopeScanTests: XCTestCase {
         XCTAssertGreaterThan(scanned, compared / 2)
         // The real lines are all read by the scan itself.
         for line in base.prefix(7) + [Array("{\"sub\":null,\"event\":\"x\",\"id\":null}".utf8)] {
-            XCTAssertNotNil(Wire.EnvelopeScan(line), String(decoding: line, as: UTF8.self))
-        }
-    }
-
-    private struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+            XCTAssertNotNil(Wire.Envelope.scan(line), String(decoding: line, as: UTF8.self))
         }
     }
 }

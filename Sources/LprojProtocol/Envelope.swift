@@ -1,14 +1,9 @@
 import Foundation
 
 extension Wire {
-    /// The members that route a message line — `id`, `ok`, `error`, `sub`,
-    /// `event`, `clock` — read in one pass over its top-level object, every
-    /// other member skipped unread: a client decodes an event's body once,
-    /// as the type it wants, not twice. Anything this pass is not sure of
-    /// (a key or routing string with an escape, invalid UTF-8, a number
-    /// that is not a plain integer, a line that is not exactly one object)
-    /// gives nil, and the caller reads the line with `JSONDecoder` instead.
-    struct EnvelopeScan: Equatable {
+    /// The members that route a message line: `id`, `ok`, `error`, `sub`,
+    /// `event`, `clock`.
+    struct Envelope: Decodable, Equatable {
         var id: RequestID?
         var ok: Bool?
         var error: ProtocolError?
@@ -16,16 +11,34 @@ extension Wire {
         var event: String?
         var clock: String?
 
-        init?(_ line: [UInt8]) {
+        /// The envelope of `line`, scanned (`scan`), else decoded by `JSONDecoder`; nil when it is neither.
+        static func read(_ line: [UInt8]) -> Envelope? {
+            scan(line) ?? (try? JSONDecoder().decode(Envelope.self, from: Data(line)))
+        }
+
+        /// The envelope read in one pass over the line's top-level object,
+        /// every other member skipped unread: a client decodes an event's
+        /// body once, as the type it wants, not twice. Anything this pass is
+        /// not sure of (a key or routing string with an escape, invalid
+        /// UTF-8, a number that is not a plain integer, a routing member
+        /// given twice, a line that is not exactly one object) gives nil,
+        /// for `JSONDecoder` to read.
+        static func scan(_ line: [UInt8]) -> Envelope? {
+            var envelope = Envelope()
+            guard envelope.scan(line) else { return nil }
+            return envelope
+        }
+
+        private mutating func scan(_ line: [UInt8]) -> Bool {
             var scanner = Scanner(bytes: line)
-            guard scanner.skipSpace(), scanner.take(UInt8(ascii: "{")) else { return nil }
+            guard scanner.skipSpace(), scanner.take(UInt8(ascii: "{")) else { return false }
             scanner.skipSpace()
             if !scanner.take(UInt8(ascii: "}")) {
                 var seen: Set<String> = []
                 while true {
-                    guard let key = scanner.plainString(), scanner.skipSpace(), scanner.take(UInt8(ascii: ":")), scanner.skipSpace() else { return nil }
+                    guard let key = scanner.plainString(), scanner.skipSpace(), scanner.take(UInt8(ascii: ":")), scanner.skipSpace() else { return false }
                     // A routing member given twice: which one counts is the decoder's to say.
-                    if Self.routing.contains(key), !seen.insert(key).inserted { return nil }
+                    if Self.routing.contains(key), !seen.insert(key).inserted { return false }
                     switch key {
                     case "id":
                         if scanner.null() {
@@ -35,32 +48,32 @@ extension Wire {
                         } else if let text = scanner.routingString() {
                             id = .string(text)
                         } else {
-                            return nil
+                            return false
                         }
                     case "ok":
-                        guard let value = scanner.boolean() else { return nil }
+                        guard let value = scanner.boolean() else { return false }
                         ok = value
                     case "error":
-                        guard let range = scanner.skipValue() else { return nil }
+                        guard let range = scanner.skipValue() else { return false }
                         // Rare (a failed request): its fields are ProtocolError's to read.
                         error = try? JSONDecoder().decode(ProtocolError.self, from: Data(line[range]))
-                        if error == nil, !line[range].elementsEqual("null".utf8) { return nil }
+                        if error == nil, !line[range].elementsEqual("null".utf8) { return false }
                     case "sub", "event", "clock":
                         if !scanner.null() {
-                            guard let value = scanner.routingString() else { return nil }
+                            guard let value = scanner.routingString() else { return false }
                             if key == "sub" { sub = value } else if key == "event" { event = value } else { clock = value }
                         }
                     default:
-                        guard scanner.skipValue() != nil else { return nil }
+                        guard scanner.skipValue() != nil else { return false }
                     }
                     scanner.skipSpace()
                     if scanner.take(UInt8(ascii: ",")) { scanner.skipSpace(); continue }
-                    guard scanner.take(UInt8(ascii: "}")) else { return nil }
+                    guard scanner.take(UInt8(ascii: "}")) else { return false }
                     break
                 }
             }
             scanner.skipSpace()
-            guard scanner.atEnd else { return nil }
+            return scanner.atEnd
         }
 
         private static let routing: Set<String> = ["id", "ok", "error", "sub", "event", "clock"]
