@@ -33,6 +33,13 @@ let help = """
                                          words to translate, keys missed at runtime
       catalog compile CATALOG... --output DIR
                                          String Catalogs into .lproj tables Foundation reads
+      catalog sync SOURCE... --catalog FILE
+                                         a catalog's keys made the keys the sources use
+      catalog export (--catalog FILE | --bundle DIR)... --output DIR
+                                         an .xcloc (XLIFF) per language for translators
+      catalog import XCLOC_OR_XLIFF...   translations back into catalogs and tables
+      catalog migrate BUNDLE --table NAME
+                                         a table's .strings and .stringsdict into one catalog
 
     Commands for a running lprojd (--socket PATH to choose it):
       status [--json]                    what the daemon is doing: roots, tables, clients, counters

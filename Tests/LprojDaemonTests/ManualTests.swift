@@ -113,10 +113,11 @@ final class ManualTests: XCTestCase {
 
     private func commandsOfLprojctl() throws -> [String] {
         let help = try runProgram(binaryDirectory().appendingPathComponent("lprojctl").path, ["--help"]).output
-        return help.split(separator: "\n").compactMap { line -> String? in
+        // A command with verbs (catalog compile, sync, …) is listed a line a verb: one command.
+        return Set(help.split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("  "), !line.hasPrefix("   "), let first = line.split(separator: " ").first, first.first?.isLetter == true else { return nil }
             return String(first)
-        }.sorted()
+        }).sorted()
     }
 
     /// Long option names in `text`: in a man page, on the line after .TP;
