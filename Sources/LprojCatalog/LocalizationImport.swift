@@ -85,6 +85,13 @@ public struct LocalizationImport: Sendable {
         let sourceTable = unitEncoding == .catalog ? try? writer.current(language: file.sourceLanguage).table : nil
         var plan = Plan(writer: writer, language: language, original: file.original)
         let categories = BundleCheck.pluralCategories(of: language)
+        // A key translated by plural or device in this file has no single text: its plain unit (an
+        // export offers one when the translation did not vary yet) gives way to the variations.
+        let varied = Set(file.units.compactMap { unit -> String? in
+            guard unit.target != nil, let id = TransUnitID(unit.id, encoding: unitEncoding), let first = id.steps.first else { return nil }
+            if case .substitution = first { return nil }
+            return id.key
+        })
         for unit in file.units {
             guard let target = unit.target else { continue }
             if encoding == .stringsDict, TransUnitID.isStringsDictSetting(unit.id) {
@@ -96,7 +103,7 @@ public struct LocalizationImport: Sendable {
                 continue
             }
             let existing = current?[id.key].flatMap { id.text(in: $0) }
-            if existing == target {
+            if existing == target || (id.steps.isEmpty && unitEncoding == .catalog && varied.contains(id.key)) {
                 plan.unchanged += 1
                 continue
             }
@@ -109,12 +116,12 @@ public struct LocalizationImport: Sendable {
                                                  sourceLanguage: file.sourceLanguage, language: language) {
                 refuse(unit.line, "unit \"\(unit.id)\": the translation \(message)")
             }
-            guard let edit = Self.edit(id, value: target) else {
-                refuse(unit.line, "unit \"\(unit.id)\": a device variation is not imported; set it in the catalog")
+            guard let edit = Self.edit(id, value: target, catalog: unitEncoding == .catalog) else {
+                refuse(unit.line, "unit \"\(unit.id)\": a device variation of a .stringsdict is not imported; set it in the file")
                 continue
             }
-            if case .setPluralForm(_, _, let category, _, _, _) = edit, category != "zero", category != "other",
-               let categories, !categories.contains(category) {
+            if let category = id.steps.lazy.compactMap({ if case .plural(let category) = $0 { category } else { nil } }).first,
+               category != "zero", category != "other", let categories, !categories.contains(category) {
                 refuse(unit.line, "unit \"\(unit.id)\": \(BundleCheck.languageInWords(language)) never selects the \"\(category)\" plural form "
                        + "(CLDR: \(BundleCheck.ordered(categories)))")
                 continue
@@ -143,19 +150,26 @@ public struct LocalizationImport: Sendable {
         return nil
     }
 
-    /// The edit that writes `value` at `id`; nil for a device variation.
-    static func edit(_ id: TransUnitID, value: String) -> TableEdit? {
+    /// The edit that writes `value` at `id`; nil for a device variation outside a String Catalog.
+    static func edit(_ id: TransUnitID, value: String, catalog: Bool) -> TableEdit? {
         switch id.steps.count {
         case 0:
             return .setText(key: id.key, value: value, comment: nil)
-        case 1:
+        case 1 where { if case .plural = id.steps[0] { true } else { false } }():
             guard case .plural(let category) = id.steps[0] else { return nil }
             return .setPluralForm(key: id.key, variable: nil, category: category, value: value, valueType: nil)
-        case 2:
+        case 2 where { if case .substitution = id.steps[0], case .plural = id.steps[1] { true } else { false } }():
             guard case .substitution(let variable) = id.steps[0], case .plural(let category) = id.steps[1] else { return nil }
             return .setPluralForm(key: id.key, variable: variable, category: category, value: value, valueType: nil)
         default:
-            return nil
+            guard catalog else { return nil }
+            return .setVariation(key: id.key, path: id.steps.flatMap { step -> [String] in
+                switch step {
+                case .plural(let category): ["plural", category]
+                case .device(let device): ["device", device]
+                case .substitution(let name): ["substitutions", name]
+                }
+            }, value: value)
         }
     }
 

@@ -113,8 +113,11 @@ public struct TableWriter: Sendable {
             case .setPluralForm(let key, let variable, let category, let value, _, _):
                 file = try pluralFile(target, variable: variable, category: category)
                 planned = try pluralEdit(key, variable: variable, category: category, value: value, target: target)
+            case .setVariation:
+                guard let catalog = target.catalog else { throw .invalid("device variations are written into String Catalogs only") }
+                file = catalog
             case .remove, .rename:
-                throw .invalid("only texts and plural forms are applied together")
+                throw .invalid("only texts, plural forms and variations are applied together")
             }
             if byFile[file] == nil { order.append(file) }
             byFile[file, default: []].append(planned)

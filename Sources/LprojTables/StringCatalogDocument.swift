@@ -80,6 +80,36 @@ public struct StringCatalogDocument: Sendable {
         }
     }
 
+    /// Sets one text of `key`'s variations in `language`, at `path` (pairs
+    /// of kind and name: `device mac`, `device iphone plural one`,
+    /// `substitutions count plural few`), as Xcode's "Vary by Device" makes
+    /// them: a plain string varied at its first level loses its single text.
+    public mutating func setVariation(_ key: String, language: String, path: [String], to value: String) throws(TableEditError) {
+        let file = self.path
+        guard path.count >= 2, path.count % 2 == 0 else { throw TableEditError(path: file, "\"\(key)\": variation path \(path) is not kind-name pairs") }
+        try updateLocalization(key, language) { (localization: inout CatalogJSON) throws(TableEditError) in
+            var route: [String] = []
+            var pairs = stride(from: 0, to: path.count, by: 2).map { (path[$0], path[$0 + 1]) }[...]
+            if let (kind, name) = pairs.first, kind == "substitutions" {
+                guard localization["substitutions"]?[name] != nil else {
+                    throw TableEditError(path: file, "\"\(key)\" in \(language) has no substitution \"\(name)\"")
+                }
+                route = ["substitutions", name]
+                pairs = pairs.dropFirst()
+            } else if localization["stringUnit"] != nil, localization["substitutions"] == nil {
+                localization.remove("stringUnit")
+            }
+            for (kind, name) in pairs {
+                guard kind == "plural" || kind == "device" else { throw TableEditError(path: file, "\"\(key)\": '\(kind)' is not a kind of variation") }
+                route += ["variations", kind, name]
+            }
+            try localization.update(ArraySlice(route + ["stringUnit"])) { (unit: inout CatalogJSON) throws(TableEditError) in
+                unit.set("state", .string("translated"))
+                unit.set("value", .string(value))
+            }
+        }
+    }
+
     /// Sets `key`'s comment (for every language).
     public mutating func setComment(_ key: String, _ comment: String) throws(TableEditError) {
         try updateItem(key) { item in item.set("comment", .string(comment)) }

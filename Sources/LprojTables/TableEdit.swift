@@ -11,6 +11,11 @@ public enum TableEdit: Hashable, Sendable {
     /// anew, `format` the `NSStringLocalizedFormatKey` of an entry written
     /// anew (default `%#@variable@`).
     case setPluralForm(key: String, variable: String?, category: String, value: String, valueType: String?, format: String? = nil)
+    /// One text of a String Catalog entry's variations, at `path`: pairs of
+    /// kind and name — `["device", "mac"]`, `["device", "iphone", "plural",
+    /// "one"]`, `["substitutions", "count", "plural", "few"]` — as Xcode's
+    /// XLIFF ids name them. Catalogs only.
+    case setVariation(key: String, path: [String], value: String)
     /// The key and its comment.
     case remove(key: String)
     /// The key keeps its value (and comment) under a new name.
@@ -19,7 +24,8 @@ public enum TableEdit: Hashable, Sendable {
     /// The key the edit is about.
     public var key: String {
         switch self {
-        case .setText(let key, _, _), .setPluralForm(let key, _, _, _, _, _), .remove(let key), .rename(let key, _): return key
+        case .setText(let key, _, _), .setPluralForm(let key, _, _, _, _, _), .setVariation(let key, _, _), .remove(let key), .rename(let key, _):
+            return key
         }
     }
 
@@ -70,7 +76,7 @@ public enum TableEdit: Hashable, Sendable {
             case .setText(let key, let value, _): try document.setString(value, at: [key])
             case .remove(let key): _ = try document.remove(key: key, from: [])
             case .rename(let key, let newKey): try document.rename(key: key, to: newKey, in: [])
-            case .setPluralForm: throw Self.pluralInStrings(path)
+            case .setPluralForm, .setVariation: throw Self.pluralInStrings(path)
             }
             return document.text
         }
@@ -84,7 +90,7 @@ public enum TableEdit: Hashable, Sendable {
         case .setText(let key, let value, let comment): try document.set(key, to: value, comment: comment)
         case .remove(let key): try document.remove(key)
         case .rename(let key, let newKey): try document.rename(key, to: newKey)
-        case .setPluralForm: throw Self.pluralInStrings(path)
+        case .setPluralForm, .setVariation: throw Self.pluralInStrings(path)
         }
     }
 
@@ -129,12 +135,18 @@ public enum TableEdit: Hashable, Sendable {
             } else {
                 try document.setString(value, at: [key, variable, category])
             }
+        case .setVariation:
+            throw Self.variationOutsideCatalog(path)
         case .remove(let key):
             _ = try document.remove(key: key, from: [])
         case .rename(let key, let newKey):
             try document.rename(key: key, to: newKey, in: [])
         }
         return document.text
+    }
+
+    private static func variationOutsideCatalog(_ path: String) -> TableEditError {
+        TableEditError(path: path, "device variations are written into String Catalogs only")
     }
 
     // MARK: - Binary property lists
@@ -164,6 +176,8 @@ public enum TableEdit: Hashable, Sendable {
             rule[category] = value
             entry[variable] = rule
             root[key] = entry
+        case .setVariation:
+            throw Self.variationOutsideCatalog(path)
         case .remove(let key):
             root[key] = nil
         case .rename(let key, let newKey):
@@ -192,6 +206,8 @@ public enum TableEdit: Hashable, Sendable {
             if let comment { try document.setComment(key, comment) }
         case .setPluralForm(let key, let variable, let category, let value, _, _):
             try document.setPluralForm(key, language: try requireLanguage(), variable: variable, category: category, to: value)
+        case .setVariation(let key, let variationPath, let value):
+            try document.setVariation(key, language: try requireLanguage(), path: variationPath, to: value)
         case .remove(let key):
             try document.remove(key, language: language)
         case .rename(let key, let newKey):
@@ -240,6 +256,25 @@ public enum TableEdit: Hashable, Sendable {
             let variants = variable.flatMap { entry.substitutions[$0]?.variants } ?? entry.value
             guard case .plural(let forms) = variants else { return false }
             return forms[category] == .text(value)
+        case .setVariation(let key, let path, let value):
+            guard let entry = new[key] else { return false }
+            var variants = entry.value
+            var steps = path[...]
+            if steps.first == "substitutions", steps.count >= 2 {
+                guard let substitution = entry.substitutions[steps.dropFirst().first!] else { return false }
+                variants = substitution.variants
+                steps = steps.dropFirst(2)
+            }
+            while let kind = steps.popFirst(), let name = steps.popFirst() {
+                switch (kind, variants) {
+                case ("plural", .plural(let forms)), ("device", .device(let forms)):
+                    guard let next = forms[name] else { return false }
+                    variants = next
+                default:
+                    return false
+                }
+            }
+            return variants == .text(value)
         case .remove(let key):
             return new[key] == nil
         case .rename(let key, let newKey):

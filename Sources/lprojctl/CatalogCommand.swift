@@ -58,8 +58,8 @@ enum CatalogCommand {
                   language never selects, or a translation that reads its arguments
                   otherwise than its source (%d for %@, a variable the source does not
                   name) is one message with file and line, and nothing is written.
-                  Importing an unedited export changes no byte. Device variations are
-                  exported but not imported.
+                  Importing an unedited export changes no byte. Device variations
+                  import into catalogs, not into a .stringsdict.
 
         migrate   makes one String Catalog of a table's .strings and .stringsdict
                   files in every localization of BUNDLE, as Xcode's "Migrate to String

@@ -163,8 +163,12 @@ final class CatalogExchangeTests: XCTestCase {
         XCTAssertEqual(units.map { $0.id }, [
             "%lld files", "%lld files|==|substitutions.count.plural.one", "%lld files|==|substitutions.count.plural.few",
             "%lld files|==|substitutions.count.plural.many", "%lld files|==|substitutions.count.plural.other",
-            "Done", "items|==|plural.one", "items|==|plural.few", "items|==|plural.many", "items|==|plural.other", "Welcome, %@",
+            "Done", "items|==|plural.one", "items|==|plural.few", "items|==|plural.many", "items|==|plural.other",
+            "Tap|==|device.mac", "Tap|==|device.other", "Tap", "Welcome, %@",
         ])
+        XCTAssertEqual(units.first { $0.id == "Tap|==|device.mac" }?.source, "Click")
+        XCTAssertNil(units.first { $0.id == "Tap|==|device.mac" }?.target)
+        XCTAssertEqual(units.first { $0.id == "Tap" }?.target, "Нажмите", "a translation that does not vary is its own unit")
         XCTAssertEqual(units.first { $0.id == "Done" }?.note, "The button that closes a sheet")
         XCTAssertEqual(units.first { $0.id == "Done" }?.target, "Готово")
         XCTAssertEqual(units.first { $0.id == "items|==|plural.few" }?.source, "%lld items", "a form English lacks shows its other form")
@@ -181,10 +185,11 @@ final class CatalogExchangeTests: XCTestCase {
 
         // The translator's tool fills and changes targets and saves its own XLIFF.
         let edits = ["items|==|plural.many": "%lld предметов", "items|==|plural.other": "%lld предмета", "Done": "Готово & закрыть <сейчас>",
+                     "Tap|==|device.mac": "Щёлкните", "Tap|==|device.other": "Нажмите",
                      "Welcome, %@": "Добро пожаловать, %@\nснова", "%lld files|==|substitutions.count.plural.few": "%lld файла"]
         try toolkit(["edit", xliff, String(decoding: JSONSerialization.data(withJSONObject: edits), as: UTF8.self)])
         let dryRun = try lprojctl(["catalog", "import", "out/ru.xcloc", "--dry-run"], in: directory.url)
-        XCTAssertEqual(dryRun.stdout, "App/Localizable.xcstrings (ru): 3 added, 2 changed, 3 unchanged\n")
+        XCTAssertEqual(dryRun.stdout, "App/Localizable.xcstrings (ru): 5 added, 2 changed, 4 unchanged\n")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: root + "/" + catalog)), original)
         let imported = try lprojctl(["catalog", "import", "out/ru.xcloc"], in: directory.url)
         XCTAssertEqual(imported.status, 0, imported.stderr)
@@ -193,9 +198,10 @@ final class CatalogExchangeTests: XCTestCase {
         XCTAssertEqual(ru["Welcome, %@"]?.text, "Добро пожаловать, %@\nснова")
         XCTAssertEqual(ru["items"]?.value, .plural(["one": .text("%lld предмет"), "many": .text("%lld предметов"), "other": .text("%lld предмета")]))
         XCTAssertEqual(ru["%lld files"]?.substitutions["count"]?.variants, .plural(["one": .text("%lld файл"), "few": .text("%lld файла")]))
+        XCTAssertEqual(ru["Tap"]?.value, .device(["mac": .text("Щёлкните"), "other": .text("Нажмите")]), "varied by device as Xcode varies it")
         // The edits read back from the catalog are what the tool wrote: a second import changes nothing.
         let twice = try lprojctl(["catalog", "import", "out/ru.xcloc"], in: directory.url)
-        XCTAssertTrue(twice.stdout.contains("0 added, 0 changed, 8 unchanged"), twice.stdout)
+        XCTAssertTrue(twice.stdout.contains("0 added, 0 changed, 11 unchanged"), twice.stdout)
     }
 
     func testABundleRoundTripsAndAnXcodeExportImports() throws {
@@ -434,6 +440,34 @@ final class CatalogExchangeTests: XCTestCase {
                 },
                 "Old" : {
                   "extractionState" : "stale"
+                },
+                "Tap" : {
+                  "localizations" : {
+                    "en" : {
+                      "variations" : {
+                        "device" : {
+                          "mac" : {
+                            "stringUnit" : {
+                              "state" : "translated",
+                              "value" : "Click"
+                            }
+                          },
+                          "other" : {
+                            "stringUnit" : {
+                              "state" : "translated",
+                              "value" : "Tap"
+                            }
+                          }
+                        }
+                      }
+                    },
+                    "ru" : {
+                      "stringUnit" : {
+                        "state" : "translated",
+                        "value" : "Нажмите"
+                      }
+                    }
+                  }
                 },
                 "Welcome, %@" : {
                   "localizations" : {
