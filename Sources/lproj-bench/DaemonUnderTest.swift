@@ -106,6 +106,11 @@ struct RawSubscriber {
     let descriptor: Int32
     private var pending: [UInt8] = []
 
+    /// One end of a connection made elsewhere (the fan-out's floor: a socket pair).
+    init(connected descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
     /// Connects and subscribes (`{"id":1,"op":"subscribe","name":"b"}`), waiting for the reply.
     init?(socket path: String) {
         descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
