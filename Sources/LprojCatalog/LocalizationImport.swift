@@ -64,6 +64,10 @@ public struct LocalizationImport: Sendable {
             return refuse(file.line, "<file original=\"\(file.original)\"> has no target-language: there is no translation to import")
         }
         guard LanguageTag(language) != nil else { return refuse(file.line, "target-language \"\(language)\" is not a language tag") }
+        // Tables are written where the export ran, never elsewhere because a file says so.
+        guard Self.isInside(file.original, root: root) else {
+            return refuse(file.line, "\"\(file.original)\" is outside \(root) (import from the directory the export ran in, or give --root)")
+        }
         guard let (bundle, table, encoding) = Self.location(of: file.original, root: root) else {
             return refuse(file.line, "\"\(file.original)\" is not a String Catalog (.xcstrings) or a table in an .lproj directory")
         }
@@ -130,6 +134,14 @@ public struct LocalizationImport: Sendable {
             if existing == nil { plan.added += 1 } else { plan.changed += 1 }
         }
         plans.append(plan)
+    }
+
+    /// Whether `original` names a path under `root` (no `..`; an absolute path only within it).
+    static func isInside(_ original: String, root: String) -> Bool {
+        guard !original.split(separator: "/").contains("..") else { return false }
+        guard original.hasPrefix("/") else { return true }
+        let path = PathText.tidy(original)
+        return root == "/" || path.hasPrefix(root + "/")
     }
 
     /// The bundle directory, table and id encoding `original` names.

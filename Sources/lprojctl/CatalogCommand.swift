@@ -45,11 +45,14 @@ enum CatalogCommand {
                   :string; plural forms are the target language's CLDR categories.
                   Stale catalog keys and keys not to translate are left out. Without
                   --language, every language that has translations but the source
-                  language; --table narrows a bundle to those tables.
+                  language; --table narrows a bundle to those tables. Run it where
+                  every table is below (the project's directory): import finds them
+                  by these paths.
 
         import    writes the targets of XLIFF files (an .xcloc's, or given
                   directly) into the tables their <file original> names (found from
-                  here, or from --root): catalogs and .strings/.stringsdict alike,
+                  here, or from --root, and never outside it): catalogs and
+                  .strings/.stringsdict alike,
                   through the same writer as lprojctl set (format kept, locked,
                   atomic, checked unless --force), each file written once, and reports
                   units added, changed and unchanged per table. Everything is checked

@@ -43,6 +43,11 @@ enum CatalogExchangeCommand {
                 problems += error.problems
             }
         }
+        // `import` finds each table by its path from where it runs, and never outside it.
+        for source in sources where source.export.original.hasPrefix("../") {
+            problems.append("\(source.export.original): error: outside the current directory; export from a directory that holds every table "
+                            + "(the project's), which is where the import runs")
+        }
         guard problems.isEmpty else {
             for problem in problems { Console.error(problem) }
             Console.fail(program, "nothing was written", status: 1)

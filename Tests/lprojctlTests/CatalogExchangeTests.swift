@@ -270,6 +270,10 @@ final class CatalogExchangeTests: XCTestCase {
         let unknown = try importing(xliff(original: "App/Info.plist", good))
         XCTAssertEqual(unknown.status, 1)
         XCTAssertTrue(unknown.stderr.contains("in.xliff:3:1: error: \"App/Info.plist\" is not a String Catalog"), unknown.stderr)
+        let outside = try importing(xliff(original: "../elsewhere/en.lproj/Localizable.strings", good))
+        XCTAssertTrue(outside.stderr.contains("in.xliff:3:1: error: \"../elsewhere/en.lproj/Localizable.strings\" is outside \(root)"), outside.stderr)
+        let absolute = try importing(xliff(original: "/etc/en.lproj/Localizable.strings", good))
+        XCTAssertTrue(absolute.stderr.contains("\"/etc/en.lproj/Localizable.strings\" is outside"), absolute.stderr)
         let noCatalog = try importing(xliff(original: "Missing.xcstrings", good))
         XCTAssertTrue(noCatalog.stderr.contains("in.xliff:3:1: error: \"Missing.xcstrings\" names \(root)/Missing.xcstrings, which does not exist"),
                       noCatalog.stderr)
@@ -286,13 +290,16 @@ final class CatalogExchangeTests: XCTestCase {
         let badID = try importing(xliff(original: "App/en.lproj/Localizable.stringsdict",
                                         "<trans-unit id=\"files\"><source>a</source><target>b</target></trans-unit>"))
         XCTAssertTrue(badID.stderr.contains("unit \"files\": not an id Xcode writes"), badID.stderr)
-        for result in [malformed, unknown, noCatalog, mismatched, variable, category, badID] {
+        for result in [malformed, unknown, outside, absolute, noCatalog, mismatched, variable, category, badID] {
             XCTAssertEqual(result.status, 1)
             XCTAssertTrue(result.stderr.hasSuffix("nothing was written\n"), result.stderr)
         }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: strings)), before, "the good unit beside a bad one is not written either")
         let usage = try lprojctl(["catalog", "export", "--output", "out"], in: directory.url)
         XCTAssertEqual(usage.status, 2)
+        let fromBelow = try lprojctl(["catalog", "export", "--bundle", "../App", "--output", "../out"], in: directory.url.appendingPathComponent("App"))
+        XCTAssertEqual(fromBelow.status, 1)
+        XCTAssertTrue(fromBelow.stderr.contains("../App/en.lproj/Localizable.strings: error: outside the current directory"), fromBelow.stderr)
     }
 
     // MARK: - Helpers
