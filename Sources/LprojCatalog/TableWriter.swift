@@ -90,7 +90,8 @@ public struct TableWriter: Sendable {
     public func setPluralForm(_ key: String, variable: String?, category: String, to value: String, language: String,
                               ifVersion: String? = nil) throws(Failure) -> Change {
         let target = try self.target(language: language)
-        return try edit([try pluralEdit(key, variable: variable, category: category, value: value, target: target)],
+        let development = (try? loadTables().table(development: true)) ?? nil
+        return try edit([Self.pluralEdit(key, variable: variable, category: category, value: value, development: development)],
                         in: try pluralFile(target, variable: variable, category: category), target: target, ifVersion: ifVersion)[0]
     }
 
@@ -104,15 +105,21 @@ public struct TableWriter: Sendable {
         // A key given plural forms here is a rule: its text is the rule's format, written after the forms make the rule.
         let rules = Set(edits.compactMap { edit -> String? in if case .setPluralForm(let key, _, _, _, _, _) = edit { key } else { nil } })
         let ordered = edits.filter { if case .setPluralForm = $0 { true } else { false } } + edits.filter { if case .setPluralForm = $0 { false } else { true } }
+        // Read once for the whole batch: the development table (new rules take its format) and the keys the .stringsdict holds.
+        let development = rules.isEmpty ? nil : ((try? loadTables().table(development: true)) ?? nil)
+        var heldRules: Set<String> = []
+        if target.catalog == nil, let stringsdict = target.stringsdict, case .table(let table)? = (try? TableFile.read(path: stringsdict, limits: limits))?.contents {
+            heldRules = Set(table.keys)
+        }
         for edit in ordered {
             let file: String
             var planned = edit
             switch edit {
             case .setText(let key, _, _):
-                file = target.catalog ?? (rules.contains(key) || target.hasRule(key, limits: limits) ? target.stringsdict! : target.strings!)
+                file = target.catalog ?? (rules.contains(key) || heldRules.contains(key) ? target.stringsdict! : target.strings!)
             case .setPluralForm(let key, let variable, let category, let value, _, _):
                 file = try pluralFile(target, variable: variable, category: category)
-                planned = try pluralEdit(key, variable: variable, category: category, value: value, target: target)
+                planned = Self.pluralEdit(key, variable: variable, category: category, value: value, development: development)
             case .setVariation:
                 guard let catalog = target.catalog else { throw .invalid("device variations are written into String Catalogs only") }
                 file = catalog
@@ -141,8 +148,8 @@ public struct TableWriter: Sendable {
     }
 
     /// A plural form's edit: a variable or entry written anew takes the development language's value type and format.
-    private func pluralEdit(_ key: String, variable: String?, category: String, value: String, target: Target) throws(Failure) -> TableEdit {
-        let original = try? loadTables().table(development: true)?[key]
+    private static func pluralEdit(_ key: String, variable: String?, category: String, value: String, development: Table?) -> TableEdit {
+        let original = development?[key]
         let valueType = variable.flatMap { original?.substitutions[$0]?.formatSpecifier }
         var format: String?
         if case .text(let text)? = original?.value, variable.map({ original?.substitutions[$0] != nil }) == true { format = text }

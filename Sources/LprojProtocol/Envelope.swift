@@ -45,7 +45,7 @@ extension Wire {
                             id = nil
                         } else if let number = scanner.integer() {
                             id = .number(number)
-                        } else if let text = scanner.routingString() {
+                        } else if let text = scanner.plainString() {
                             id = .string(text)
                         } else {
                             return false
@@ -60,7 +60,7 @@ extension Wire {
                         if error == nil, !line[range].elementsEqual("null".utf8) { return false }
                     case "sub", "event", "clock":
                         if !scanner.null() {
-                            guard let value = scanner.routingString() else { return false }
+                            guard let value = scanner.plainString() else { return false }
                             if key == "sub" { sub = value } else if key == "event" { event = value } else { clock = value }
                         }
                     default:
@@ -121,8 +121,6 @@ extension Wire {
             return true
         }
 
-        /// A routing value: a plain string; nil otherwise (`null` is taken by the caller first).
-        mutating func routingString() -> String? { plainString() }
 
         mutating func boolean() -> Bool? {
             if bytes[index...].starts(with: "true".utf8) { index += 4; return true }

@@ -134,15 +134,7 @@ enum CatalogCommand {
         for operand in arguments.operands {
             let path = PathText.absolute(operand)
             guard path.hasSuffix(".xcstrings") else { Console.usage(command, UsageError("\(operand) is not a .xcstrings file")) }
-            let bytes: [UInt8]
-            do {
-                guard let read = try TableFile.readBytes(path: path, limit: 64 << 20) else {
-                    Console.fail(program, "cannot read \(operand): it is larger than 64 MiB", status: 2)
-                }
-                bytes = read
-            } catch {
-                Console.fail(program, "cannot read \(error)", status: 2)
-            }
+            let bytes = Self.contents(of: path, limit: 64 << 20)
             do {
                 compilations.append(try CatalogCompilation(bytes: bytes, path: operand, states: states))
             } catch {
@@ -217,5 +209,17 @@ enum CatalogCommand {
             Console.fail(program, "cannot write \(output): \(error)", status: 2)
         }
         Console.error("\(output): \(tables.values.reduce(0) { $0 + $1.count }) units in \(tables.count) languages")
+    }
+
+    /// The bytes of an input file (at most `limit`); exits with status 2 when it cannot be read.
+    static func contents(of path: String, limit: Int) -> [UInt8] {
+        do {
+            guard let bytes = try TableFile.readBytes(path: path, limit: limit) else {
+                Console.fail(program, "cannot read \(path): it is larger than \(limit >> 20) MiB", status: 2)
+            }
+            return bytes
+        } catch {
+            Console.fail(program, "cannot read \(error)", status: 2)
+        }
     }
 }

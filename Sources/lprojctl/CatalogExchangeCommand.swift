@@ -109,15 +109,7 @@ enum CatalogExchangeCommand {
         var problems: [String] = []
         for operand in arguments.operands {
             for path in xliffFiles(operand) {
-                let bytes: [UInt8]
-                do {
-                    guard let read = try TableFile.readBytes(path: path, limit: 256 << 20) else {
-                        Console.fail(program, "\(path): larger than 256 MiB", status: 2)
-                    }
-                    bytes = read
-                } catch {
-                    Console.fail(program, "cannot read \(error)", status: 2)
-                }
+                let bytes = CatalogCommand.contents(of: path, limit: 256 << 20)
                 do {
                     let planned = LocalizationImport(try XLIFFReader.read(bytes, path: path), path: path, root: root)
                     problems += planned.problems.map(\.description)
