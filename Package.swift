@@ -66,7 +66,7 @@ let package = Package(
                                                               "LprojStudio", "CAllocationCounter"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
-        .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables", "LprojTestSupport"]),
+        .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables", "LprojTestSupport", "CLinux"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch", "LprojTables"]),

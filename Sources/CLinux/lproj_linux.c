@@ -2,7 +2,11 @@
 #include <errno.h>
 #include "lproj_linux.h"
 
+#include <fcntl.h>
 #include <malloc.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
@@ -119,4 +123,72 @@ int lproj_filesystem_type(const char *path, uint64_t *type) {
     if (statfs(path, &info) != 0) return -1;
     *type = (uint64_t)(unsigned long)info.f_type & 0xFFFFFFFFu;
     return 0;
+}
+
+int lproj_sealed_memory_file(const char *name, const void *bytes, size_t count) {
+    int fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) return -1;
+    const char *next = bytes;
+    size_t left = count;
+    while (left > 0) {
+        ssize_t written = write(fd, next, left);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) { int saved = errno; close(fd); errno = saved ? saved : EIO; return -1; }
+        next += written;
+        left -= (size_t)written;
+    }
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int lproj_is_sealed_memory_file(int fd, uint64_t *size) {
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0) return errno == EINVAL ? 0 : -1;
+    struct stat info;
+    if (fstat(fd, &info) != 0) return -1;
+    *size = (uint64_t)info.st_size;
+    int needed = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
+    return (seals & needed) == needed && S_ISREG(info.st_mode);
+}
+
+long lproj_send_with_descriptors(int socket, const void *bytes, size_t count, const int *fds, int fd_count) {
+    if (fd_count < 0 || fd_count > LPROJ_MAX_DESCRIPTORS) { errno = EINVAL; return -1; }
+    struct iovec vector = { .iov_base = (void *)bytes, .iov_len = count };
+    union { char buffer[CMSG_SPACE(sizeof(int) * LPROJ_MAX_DESCRIPTORS)]; struct cmsghdr align; } control;
+    struct msghdr message = { .msg_iov = &vector, .msg_iovlen = 1 };
+    if (fd_count > 0) {
+        memset(&control, 0, sizeof control);
+        message.msg_control = control.buffer;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)fd_count);
+        struct cmsghdr *header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)fd_count);
+        memcpy(CMSG_DATA(header), fds, sizeof(int) * (size_t)fd_count);
+    }
+    return sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
+long lproj_receive_with_descriptors(int socket, void *bytes, size_t size, int *fds, int capacity, int *fd_count) {
+    struct iovec vector = { .iov_base = bytes, .iov_len = size };
+    union { char buffer[CMSG_SPACE(sizeof(int) * 256)]; struct cmsghdr align; } control;
+    struct msghdr message = { .msg_iov = &vector, .msg_iovlen = 1, .msg_control = control.buffer, .msg_controllen = sizeof control.buffer };
+    *fd_count = 0;
+    ssize_t count = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    if (count < 0) return -1;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS) continue;
+        size_t received = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        int *incoming = (int *)CMSG_DATA(header);
+        for (size_t index = 0; index < received; index++) {
+            if (*fd_count < capacity) fds[(*fd_count)++] = incoming[index];
+            else close(incoming[index]);
+        }
+    }
+    return count;
 }

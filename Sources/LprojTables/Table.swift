@@ -45,7 +45,7 @@ public struct Table: Sendable {
     public subscript(key: String) -> Entry? {
         if let materializedIndex {
             return withBytes(of: key) { bytes in
-                storage.withIndex { materializedIndex.entry(forKey: bytes, hash: TableHash.hash(bytes), text: $0.text) }
+                storage.withIndex { materializedIndex.entry(forKey: bytes, hash: $0.hash(bytes), text: $0.text) }
             }
         }
         guard let position = position(ofKey: key) else { return nil }
@@ -119,7 +119,7 @@ public struct Table: Sendable {
     /// The position of the entry whose key is `bytes`, or nil.
     @inline(__always)
     func position(ofKeyBytes bytes: UnsafeRawBufferPointer) -> Int? {
-        storage.withIndex { $0.find(bytes, hash: TableHash.hash(bytes)) }
+        storage.withIndex { $0.find(bytes, hash: $0.hash(bytes)) }
     }
 
     /// The key at `position`.
@@ -162,7 +162,7 @@ public struct Table: Sendable {
     func position(ofKeyAt position: Int, in other: Table) -> Int? {
         storage.withIndex { index in
             let key = index.keyBytes(position)
-            return other.storage.withIndex { $0.find(key, hash: TableHash.hash(key)) }
+            return other.storage.withIndex { $0.find(key, hash: $0.hash(key)) }
         }
     }
 }

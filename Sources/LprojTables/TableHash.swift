@@ -2,11 +2,19 @@
 /// key's UTF-8 bytes (in the manner of wyhash), seeded at random once per
 /// process so that a hostile file cannot choose keys that all collide.
 ///
-/// Not for anything stored or sent: values differ between processes.
+/// Not for anything stored or sent with the process's seed: values differ
+/// between processes (what is, a table image, carries the seed it used).
 package enum TableHash {
     /// The hash of `bytes`.
     @inline(__always)
     package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        hash(bytes, seed: seed)
+    }
+
+    /// The hash of `bytes` under `seed` (a table image's index, and its
+    /// checksum, carry their own seed: they are read in other processes).
+    @inline(__always)
+    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         let count = bytes.count
         var state = seed ^ (UInt64(truncatingIfNeeded: count) &* prime0)
         guard let base = bytes.baseAddress, count > 0 else { return mix(state ^ prime1, prime2) }
@@ -52,7 +60,7 @@ package enum TableHash {
     }
 
     /// Chosen once per process.
-    private static let seed = UInt64.random(in: .min ... .max)
+    package static let seed = UInt64.random(in: .min ... .max)
 
     private static let prime0: UInt64 = 0x9E37_79B9_7F4A_7C15
     private static let prime1: UInt64 = 0xA076_1D64_78BD_642F

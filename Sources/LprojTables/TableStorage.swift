@@ -11,6 +11,10 @@
 /// The words are plain data (`ManagedBuffer` destroys the header itself).
 /// (`ManagedBuffer` cannot be `Sendable`; this one is never written after
 /// `make` returns, so tables share it across threads freely.)
+///
+/// A table mapped from an image (`TableImage`) has no words of its own:
+/// its header points into the mapping, which it keeps alive, and its index
+/// was made with the image's hash seed, which lookups then use.
 final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
     /// The shared storage of every empty table.
     nonisolated(unsafe) static let empty = make(slotCount: 1, records: [], text: [], rich: [])
@@ -54,7 +58,7 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
         let recordBytes = records.count * MemoryLayout<TableRecord>.stride
         let words = (slotBytes + recordBytes + text.count + 7) / 8
         let buffer = create(minimumCapacity: words) { _ in
-            TableHeader(count: records.count, slotMask: slotCount - 1, wideSlots: wide, rich: rich)
+            TableHeader(count: records.count, slotMask: slotCount - 1, wideSlots: wide, textLength: text.count, seed: TableHash.seed, rich: rich)
         }
         let storage = unsafeDowncast(buffer, to: TableStorage.self)
         storage.withUnsafeMutablePointerToElements { words in
@@ -72,8 +76,22 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
         return storage
     }
 
+    /// Storage over an image's index, records and text at `base` (checked
+    /// by the caller), kept alive by `owner`.
+    static func mapped(base: UnsafeMutableRawPointer, owner: AnyObject, count: Int, slotCount: Int, wideSlots: Bool, textLength: Int,
+                       seed: UInt64, rich: [Entry]) -> TableStorage {
+        let buffer = create(minimumCapacity: 0) { _ in
+            TableHeader(count: count, slotMask: slotCount - 1, wideSlots: wideSlots, textLength: textLength, seed: seed, rich: rich,
+                        external: base, owner: owner)
+        }
+        return unsafeDowncast(buffer, to: TableStorage.self)
+    }
+
     var count: Int { header.count }
     var rich: [Entry] { header.rich }
+    var textLength: Int { header.textLength }
+    /// Whether the words are an image's mapping, not this object's own.
+    var isMapped: Bool { header.owner != nil }
 
     /// Calls `body` with a view of the index, records and text.
     @inline(__always)
@@ -81,10 +99,10 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
         try withUnsafeMutablePointers { header, words in
             let wide = header.pointee.wideSlots
             let slotBytes = (header.pointee.slotMask + 1) * (wide ? 8 : 4)
-            let base = UnsafeMutableRawPointer(words)
+            let base = header.pointee.external ?? UnsafeMutableRawPointer(words)
             let records = (base + slotBytes).assumingMemoryBound(to: TableRecord.self)
             let text = (base + slotBytes + header.pointee.count * MemoryLayout<TableRecord>.stride).assumingMemoryBound(to: UInt8.self)
-            return try body(TableIndex(slots: base, wide: wide, mask: header.pointee.slotMask, records: records, text: text))
+            return try body(TableIndex(slots: base, wide: wide, mask: header.pointee.slotMask, seed: header.pointee.seed, records: records, text: text))
         }
     }
 }
@@ -95,8 +113,16 @@ struct TableHeader {
     var slotMask: Int
     /// Whether slots are 8 bytes (16 million entries or more) rather than 4.
     var wideSlots: Bool
+    /// Bytes of text (keys and plain values).
+    var textLength: Int
+    /// The seed the index hashes keys with.
+    var seed: UInt64
     /// The entries that are not plain text, by the index their records hold.
     var rich: [Entry]
+    /// Where the index, records and text are when they are not the storage's own words (a mapped image).
+    var external: UnsafeMutableRawPointer? = nil
+    /// What keeps `external` valid.
+    var owner: AnyObject? = nil
 }
 
 /// One entry: where its key and value sit in the text. A value that is
@@ -124,6 +150,8 @@ struct TableIndex {
     let slots: UnsafeMutableRawPointer
     let wide: Bool
     let mask: Int
+    /// The seed keys are hashed with in this index.
+    let seed: UInt64
     let records: UnsafePointer<TableRecord>
     let text: UnsafePointer<UInt8>
 
@@ -188,7 +216,13 @@ struct TableIndex {
 
     @inline(__always)
     func hash(ofKeyAt position: Int) -> UInt64 {
-        TableHash.hash(keyBytes(position))
+        TableHash.hash(keyBytes(position), seed: seed)
+    }
+
+    /// The hash of `key` in this index.
+    @inline(__always)
+    func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
+        TableHash.hash(key, seed: seed)
     }
 
     @inline(__always)

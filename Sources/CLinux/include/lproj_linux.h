@@ -63,4 +63,21 @@ void *lproj_prepare_thread_heap(size_t bytes);
 /// Ends lproj_prepare_thread_heap's hold: what was not used is trimmed.
 void lproj_release_thread_heap(void *top);
 
+/// Most descriptors one message carries (the kernel's SCM_MAX_FD is 253).
+enum { LPROJ_MAX_DESCRIPTORS = 250 };
+/// A memory file (memfd) named `name` holding `count` bytes, sealed so
+/// that nobody, its maker included, can ever write, shrink or grow it.
+/// The descriptor (close-on-exec), or -1 with errno.
+int lproj_sealed_memory_file(const char *name, const void *bytes, size_t count);
+/// Whether `fd` is a memory file sealed against writes, shrinking and
+/// growth (1), or not (0); its size in `size`. -1 with errno on failure.
+int lproj_is_sealed_memory_file(int fd, uint64_t *size);
+/// send() of `bytes` on a Unix socket with `fd_count` (at most
+/// LPROJ_MAX_DESCRIPTORS) descriptors attached: the bytes written, or -1 with errno.
+long lproj_send_with_descriptors(int socket, const void *bytes, size_t count, const int *fds, int fd_count);
+/// recv() that also takes the descriptors attached (close-on-exec) into
+/// `fds` (room for `capacity`; those past it are closed by the kernel),
+/// their number in `*fd_count`. The bytes read, or -1 with errno.
+long lproj_receive_with_descriptors(int socket, void *bytes, size_t size, int *fds, int capacity, int *fd_count);
+
 #endif
