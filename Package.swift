@@ -44,7 +44,7 @@ let package = Package(
         // The daemon: event loop, catalog, subscriptions, history, selections, config.
         .target(name: "LprojDaemon", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
         // Talking to lprojd from a client process; LiveBundle.
-        .target(name: "LprojClient", dependencies: ["LprojProtocol", "LprojTables", "LprojCatalog"]),
+        .target(name: "LprojClient", dependencies: ["LprojProtocol", "LprojTables", "LprojCatalog", "CLinux"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
         // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "lprojctlTests", dependencies: ["LprojTables", "LprojTestSupport"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
         .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch",
-                                                                  "LprojTestSupport"]),
+                                                                  "LprojTestSupport", "CLinux"]),
         .testTarget(name: "LprojClientTests", dependencies: ["LprojClient", "LprojCatalog", "LprojProtocol", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]

@@ -31,55 +31,19 @@ public struct LocalizedBundle: Sendable {
     /// left out, a file with errors contributing nothing.
     public static func load(path: String, limits: TableLimits = TableLimits(), exclusions: Exclusions? = nil, links: LinkPolicy? = nil)
         throws(TableReadError) -> LocalizedBundle {
-        let links = links ?? LinkPolicy(under: [path])
-        let bundlePlaces = DirectoryPlaces(path)
-        var layers: [String: [String: [(layer: TableLayers.Layer, table: Table)]]] = [:]
-        var diagnostics: [Diagnostic] = []
-        var reader = TableFileReader(limits: limits)
-        func read(_ filePath: String) -> TableFile? {
-            guard exclusions?.excludes(filePath) != true, let file = try? reader.read(path: filePath, links: links) else { return nil }
-            diagnostics += file.diagnostics
-            return file.hasErrors ? nil : file
+        let listing = try BundleListing(path: path, limits: limits, exclusions: exclusions, links: links)
+        var tables: [String: [String: Table]] = [:]
+        var diagnostics = listing.diagnostics
+        for localization in listing.localizations {
+            let read = listing.tables(of: localization)
+            diagnostics += read.diagnostics
+            if !read.tables.isEmpty { tables[localization] = read.tables }
         }
-        for (child, kind) in try entries(of: path, following: links) {
-            let childPath = path + "/" + child
-            switch kind {
-            case .directory:
-                let places = DirectoryPlaces(childPath, bundleLike: path)
-                guard places.lproj != nil, exclusions?.excludes(childPath) != true,
-                      let files = try? entries(of: childPath, following: links) else { continue }
-                for (name, kind) in files where kind == .file {
-                    // A catalog inside an .lproj is that directory's own, not this bundle's.
-                    guard let place = places.place(ofFile: name), let localization = place.localization,
-                          let file = read(childPath + "/" + name), case .table(let table) = file.contents else { continue }
-                    layers[localization, default: [:]][place.table, default: []].append((TableLayers.Layer(place.format), table))
-                }
-            case .file:
-                guard let place = bundlePlaces.place(ofFile: child), place.format == .xcstrings,
-                      let file = read(childPath), case .catalog(let catalog) = file.contents else { continue }
-                for (language, table) in catalog.tables {
-                    layers[language, default: [:]][place.table, default: []].append((.catalog, table))
-                }
-            }
-        }
-        let tables = layers.mapValues { byName in byName.compactMapValues(TableLayers.compose) }
         return LocalizedBundle(path: path, tables: tables, diagnostics: diagnostics)
     }
 
     /// The table `name` of `localization`, nil when that localization has none.
     public func table(_ name: String, localization: String) -> Table? {
         tables[localization]?[name]
-    }
-}
-
-extension LocalizedBundle {
-    /// A directory's entries in byte order, links followed as `links` says.
-    private static func entries(of path: String, following links: LinkPolicy) throws(TableReadError)
-        -> [(name: String, kind: DirectoryListing.Kind)] {
-        var entries: [(name: String, kind: DirectoryListing.Kind)] = []
-        guard DirectoryListing.forEachName(of: path, following: links, { entries.append(($0, $1)) }) else {
-            throw TableReadError(path: path, reason: String(cString: strerror(errno)))
-        }
-        return entries.sorted { ExactName($0.name) < ExactName($1.name) }
     }
 }

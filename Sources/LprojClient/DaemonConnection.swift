@@ -1,8 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CLinux
 import Foundation
 import LprojProtocol
+import LprojTables
 
 /// A blocking connection to lprojd for tools and tests: send a request and
 /// wait for its reply; events that arrive meanwhile are kept, in order, for
@@ -42,6 +44,12 @@ public final class DaemonConnection {
     /// What arrived and was read (each line once), not yet taken, in order.
     private var received: [Wire.Incoming] = []
     private var nextID: Int64 = 0
+    /// Descriptors that came with the bytes read (an `images` reply's), not yet matched to their reply.
+    private var arrivedDescriptors: [Int32] = []
+    /// Descriptors matched to the `images` reply they came with, by its request, until taken.
+    private var descriptorsByReply: [RequestID: [Int32]] = [:]
+    /// The most descriptors kept waiting for their reply: a peer that sends more is not lprojd.
+    private static let maximumWaitingDescriptors = 1024
 
     /// Connects to the daemon at `path` (default: the socket path rule).
     /// With an `interrupter`, another thread can end any wait of this
@@ -73,6 +81,27 @@ public final class DaemonConnection {
 
     deinit {
         close(descriptor)
+        for descriptor in arrivedDescriptors + descriptorsByReply.values.joined() { close(descriptor) }
+    }
+
+    /// The tables the daemon shares as images (`Images`), each mapped
+    /// read-only — or the reason an image was refused (damaged, truncated,
+    /// of another version, not sealed), in which case the caller reads
+    /// that table itself.
+    public func images(_ request: Images, timeout: Duration = .seconds(10))
+        throws(Failure) -> (clock: Clock, tables: [(image: ImageSummary, table: Result<Table, TableImage.Refusal>)]) {
+        let id = try sendRequest(request)
+        let line = try awaitReply(to: id, timeout: timeout)
+        let descriptors = descriptorsByReply.removeValue(forKey: id) ?? []
+        defer { for descriptor in descriptors { close(descriptor) } }
+        let reply: Images.Reply
+        do { reply = try line.decode(Images.Reply.self) } catch { throw .garbled("images reply: \(error)") }
+        guard descriptors.count == reply.images.count else {
+            throw .garbled("an images reply lists \(reply.images.count) images but \(descriptors.count) descriptors came with it")
+        }
+        return (reply.clock, zip(reply.images, descriptors).map { image, descriptor in
+            (image, Result { () throws(TableImage.Refusal) -> Table in try SharedTableImage.table(in: descriptor) })
+        })
     }
 
     /// Sends `request` and waits for its reply (events and other replies that come first are kept).
@@ -166,7 +195,7 @@ public final class DaemonConnection {
     }
 
     /// The reply to `id`; events and other replies are left in order for later.
-    private func awaitReply(to id: RequestID, timeout: Duration) throws(Failure) -> Wire.Reply {
+    func awaitReply(to id: RequestID, timeout: Duration) throws(Failure) -> Wire.Reply {
         let deadline = ContinuousClock.now + timeout
         var searched = 0
         while true {
@@ -201,15 +230,35 @@ public final class DaemonConnection {
         if interrupter != nil, polls[1].revents != 0 { throw .closed }
         if wakeUp != nil, polls[polls.count - 1].revents != 0, polls[0].revents == 0 { return false }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        var descriptors = [Int32](repeating: -1, count: Int(LPROJ_MAX_DESCRIPTORS) + 6)
+        var descriptorCount: Int32 = 0
+        let count = buffer.withUnsafeMutableBytes {
+            lproj_receive_with_descriptors(descriptor, $0.baseAddress, $0.count, &descriptors, Int32(descriptors.count), &descriptorCount)
+        }
+        arrivedDescriptors += descriptors.prefix(Int(descriptorCount))
         if count < 0 && errno == EINTR { return true }
         guard count > 0 else { throw .closed }
+        guard arrivedDescriptors.count <= Self.maximumWaitingDescriptors else { throw .garbled("descriptors no reply asked for") }
         for output in framer.append(buffer.prefix(count)) {
             guard case .line(let line) = output else { continue }
             guard let message = Wire.Incoming(line: line) else { throw .garbled(String(decoding: line, as: UTF8.self)) }
+            if case .reply(let reply) = message, !arrivedDescriptors.isEmpty { try matchDescriptors(to: reply) }
             received.append(message)
         }
         return true
+    }
+
+    /// Gives an `images` reply the descriptors that came with it: they
+    /// arrive with the reply's first byte, so, replies being in order, they
+    /// are the first ones not yet matched.
+    private func matchDescriptors(to reply: Wire.Reply) throws(Failure) {
+        struct Listed: Decodable { var images: [ImageSummary]? }
+        guard reply.error == nil, let id = reply.id, let count = (try? reply.decode(Listed.self))?.images?.count, count > 0 else { return }
+        guard count <= arrivedDescriptors.count else {
+            throw .garbled("an images reply lists \(count) images but \(arrivedDescriptors.count) descriptors came with it")
+        }
+        descriptorsByReply[id] = Array(arrivedDescriptors.prefix(count))
+        arrivedDescriptors.removeFirst(count)
     }
 
 }

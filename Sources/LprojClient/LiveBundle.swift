@@ -49,6 +49,13 @@ public final class LiveBundle: Sendable {
         public var reportsMisses = true
         /// Connect to lprojd (default); false: the files on disk only.
         public var connects = true
+        /// Map the tables lprojd shares (read-only images it parsed once,
+        /// the same memory in every process that maps them) instead of
+        /// parsing the files, when a daemon serves the bundle. On unless
+        /// this is false, `connects` is false, or the environment has
+        /// `LPROJD_SHARED_TABLES=off` (or `0`, `no`, `false`). An image the
+        /// daemon cannot give, or that is damaged, is read from the file.
+        public var sharesTables = true
         /// The daemon's socket (default: the rule in docs/PROTOCOL.md).
         public var socketPath: String?
         /// The environment system preferences and the local choice file come from (default: the process's).
@@ -79,8 +86,11 @@ public final class LiveBundle: Sendable {
     let core: LiveCore
     private let connection: LiveConnection?
 
-    /// Reads the bundle at `path` from disk, then (unless `options.connects`
-    /// is false) follows lprojd in the background.
+    /// Lists the bundle at `path` and reads the localizations the active
+    /// language needs (the others when a view first needs them): from
+    /// lprojd's shared images when it serves the bundle, else from the
+    /// files. Then (unless `options.connects` is false) follows lprojd in
+    /// the background.
     public init(path: String, app: String? = nil, options: Options = Options()) throws(Failure) {
         let absolute = PathText.absolute(path)
         // Links kept (a deploy's `current/Resources` is followed through its swaps), `..` resolved.
@@ -89,23 +99,24 @@ public final class LiveBundle: Sendable {
             canonical = String(cString: resolved)
             free(resolved)
         }
-        let bundle: LocalizedBundle
+        let environment = options.environment ?? ProcessInfo.processInfo.environment
+        let source: TableSource
         do {
-            bundle = try LocalizedBundle.load(path: canonical)
+            source = try TableSource(path: canonical, socketPath: options.socketPath,
+                                     sharesTables: options.connects && options.sharesTables && !TableSource.sharingSwitchedOff(environment))
         } catch {
             throw Failure(description: "cannot read bundle \(error)")
         }
         self.path = canonical
         self.app = app
-        let environment = options.environment ?? ProcessInfo.processInfo.environment
         let choice = LanguageChoice(app: app, environment: environment)
         let reports = options.connects && options.reportsMisses && !Self.missesSwitchedOff(environment)
         let misses = options.recordsMisses || reports ? MissLog() : nil
-        core = LiveCore(snapshot: LiveSnapshot(tables: bundle.tables, selection: choice.load(),
+        core = LiveCore(snapshot: LiveSnapshot(tables: LiveCore.localizations(of: source), selection: choice.load(),
                                                systemPreferences: SystemLanguages.preferences(environment: environment),
                                                development: options.development, developmentFallback: options.developmentFallback,
                                                bundlePath: canonical, misses: misses),
-                        choice: choice, environment: environment)
+                        source: source, choice: choice, environment: environment)
         if options.connects {
             connection = LiveConnection(core: core, bundle: canonical, app: app, socketPath: options.socketPath, misses: reports ? misses : nil)
             connection?.start()
@@ -163,7 +174,7 @@ public final class LiveBundle: Sendable {
     /// The localizations searched, best first.
     public var searchList: [String] { core.snapshot.searchList }
 
-    /// The localizations the bundle has.
+    /// The localizations the bundle has (those with a table file, read or not).
     public var localizations: [String] { core.snapshot.tables.keys.sorted() }
 
     /// Whether the bundle is following a daemon right now.

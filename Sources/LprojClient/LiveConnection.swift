@@ -82,8 +82,9 @@ final class LiveConnection: Sendable {
                     try? core.choice.save(hello.language)
                     core.select(hello.language)
                 }
-                let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: true))
-                if reply.fresh, let tables = reply.tables { core.replaceTables(Self.tables(from: tables)) }
+                let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: false))
+                // What was missed cannot be known: what views use is read again (images through this connection, after the reply).
+                if reply.fresh { core.reload(on: connection) }
                 clock = reply.clock
                 core.setConnected(true)
                 backoff = .milliseconds(100)
@@ -145,19 +146,35 @@ final class LiveConnection: Sendable {
         case TableChanged.name:
             let change = try event.decode(TableChanged.self)
             let preferences = core.systemPreferences
+            let source = core.source.withLock { $0 }
+            // A table read from an image is replaced by the daemon's new image (asked for before the swap, on this connection).
+            let shared = change.deleted != true && core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
+                ? source.sharedTable(change.table, of: change.language, on: connection) : nil
+            let keys = Set(change.added.keys).union(change.changed.keys).union(change.removed)
             core.update { old in
-                var tables = old.tables
+                var localizations = old.tables
+                guard let localization = old.tables[change.language] else {
+                    // New to this process: read when a view needs it.
+                    guard change.deleted != true else { return nil }
+                    localizations[change.language] = LocalizationTables { source.tables(of: change.language) }
+                    return (old.replacing(tables: localizations, systemPreferences: preferences), [:])
+                }
+                // Never read: it is read as it is then, when a view needs it.
+                guard var tables = localization.loaded else { return nil }
                 if change.deleted == true {
-                    tables[change.language]?[change.table] = nil
-                    if tables[change.language]?.isEmpty == true { tables[change.language] = nil }
+                    tables[change.table] = nil
+                } else if let shared {
+                    tables[change.table] = shared
                 } else {
                     // Only the keys the event names are touched: the rest is copied as bytes.
-                    let table = tables[change.language]?[change.table] ?? Table()
-                    tables[change.language, default: [:]][change.table] =
-                        table.updating(change.added.merging(change.changed) { $1 }, removing: change.removed)
+                    tables[change.table] = (tables[change.table] ?? Table()).updating(change.added.merging(change.changed) { $1 },
+                                                                                       removing: change.removed)
                 }
-                let keys = Set(change.added.keys).union(change.changed.keys).union(change.removed)
-                return (old.replacing(tables: tables, systemPreferences: preferences), keys.isEmpty ? [:] : [change.table: keys])
+                localizations[change.language] = tables.isEmpty && change.deleted == true ? nil : LocalizationTables(tables)
+                // The keys whose entry differs now: an image can be newer than its event, and then the next event changes nothing.
+                let before = localization.loaded?[change.table], after = tables[change.table]
+                let changed = keys.filter { before?[$0] != after?[$0] }
+                return (old.replacing(tables: localizations, systemPreferences: preferences), changed.isEmpty ? [:] : [change.table: changed])
             }
             return change.clock
         case LanguageSelected.name:
@@ -170,37 +187,20 @@ final class LiveConnection: Sendable {
             let removed = try event.decode(LocalizationRemoved.self)
             let preferences = core.systemPreferences
             core.update { old in
-                guard old.tables[removed.language] != nil else { return nil }
+                guard let localization = old.tables[removed.language] else { return nil }
                 var tables = old.tables
-                let keys = Self.keysByTable(tables[removed.language] ?? [:])
+                let keys = Self.keysByTable(localization.loaded ?? [:])
                 tables[removed.language] = nil
                 return (old.replacing(tables: tables, systemPreferences: preferences), keys)
             }
             return removed.clock
         case Resync.name:
             let resync = try event.decode(Resync.self)
-            let snapshot = try Self.snapshot(of: bundle, on: connection)
-            core.replaceTables(Self.tables(from: snapshot?.tables ?? []))
-            return max(resync.clock, snapshot?.clock ?? resync.clock)
+            core.reload(on: connection)
+            return resync.clock
         default:
             return event.clock
         }
-    }
-
-    /// The bundle's tables now; nil when it serves none (`not-found`).
-    private static func snapshot(of bundle: String, on connection: DaemonConnection) throws(DaemonConnection.Failure) -> Snapshot.Reply? {
-        do {
-            return try connection.send(Snapshot(bundle: bundle))
-        } catch {
-            if case .refused(let refusal) = error, refusal.code == .notFound { return nil }
-            throw error
-        }
-    }
-
-    static func tables(from snapshot: [TableSnapshot]) -> [String: [String: Table]] {
-        var tables: [String: [String: Table]] = [:]
-        for table in snapshot { tables[table.language, default: [:]][table.table] = Table(table.entries) }
-        return tables
     }
 
     static func keysByTable(_ tables: [String: Table]) -> [String: Set<String>] {

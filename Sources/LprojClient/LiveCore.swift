@@ -28,11 +28,40 @@ final class LiveCore: Sendable {
     let environment: [String: String]
     /// Serialises swaps (the connection thread and `setLanguage` callers), not reads.
     private let swapping = Mutex(())
+    /// Where localizations not read yet come from (listed again on a resync).
+    let source: Mutex<TableSource>
 
-    init(snapshot: LiveSnapshot, choice: LanguageChoice, environment: [String: String]) {
+    init(snapshot: LiveSnapshot, source: TableSource, choice: LanguageChoice, environment: [String: String]) {
         current = Mutex(Current(snapshot: snapshot))
+        self.source = Mutex(source)
         self.choice = choice
         self.environment = environment
+    }
+
+    /// Each localization of `source`, to be read when a view first needs it.
+    static func localizations(of source: TableSource) -> [String: LocalizationTables] {
+        Dictionary(uniqueKeysWithValues: source.listing.localizations.map { localization in
+            (localization, LocalizationTables { source.tables(of: localization) })
+        })
+    }
+
+    /// Everything read again: the bundle listed anew; the localizations read
+    /// before are read again now (through `connection` when given), the
+    /// others when a view needs them. What a client does when it cannot know
+    /// what it missed.
+    func reload(on connection: DaemonConnection?) {
+        let fresh = source.withLock { source in
+            source = source.relisted()
+            return source
+        }
+        replaceLocalizations { old in
+            var tables = Self.localizations(of: fresh)
+            // Those a view uses are read now, so the views made next see them as they are.
+            for localization in tables.keys where old[localization]?.loaded != nil {
+                tables[localization] = LocalizationTables(fresh.tables(of: localization, on: connection))
+            }
+            return tables
+        }
     }
 
     /// The snapshot to read: a reference taken under the lock, read without it.
@@ -94,10 +123,17 @@ final class LiveCore: Sendable {
 
     /// Replaces every table; the change lists the keys that differ.
     func replaceTables(_ tables: [String: [String: Table]]) {
+        replaceLocalizations { _ in tables.mapValues(LocalizationTables.init) }
+    }
+
+    /// Replaces every localization with what `make` gives for the current
+    /// ones; the change lists the keys that differ in localizations read.
+    func replaceLocalizations(_ make: ([String: LocalizationTables]) -> [String: LocalizationTables]) {
         let preferences = systemPreferences
         update { old in
+            let tables = make(old.tables)
             let changed = Self.changedKeys(from: old.tables, to: tables)
-            if changed.isEmpty && Set(old.tables.keys) == Set(tables.keys) { return nil }
+            if changed.isEmpty && Set(old.tables.keys) == Set(tables.keys) && old.tables.allSatisfy({ tables[$0.key] === $0.value }) { return nil }
             return (old.replacing(tables: tables, systemPreferences: preferences), changed)
         }
     }
@@ -144,11 +180,14 @@ final class LiveCore: Sendable {
         NotificationCenter.default.post(name: LiveBundle.didChangeNotification, object: object, userInfo: ["change": change])
     }
 
-    /// Keys whose entries differ between two sets of tables, by table name.
-    static func changedKeys(from old: [String: [String: Table]], to new: [String: [String: Table]]) -> [String: Set<String>] {
+    /// Keys whose entries differ between two sets of localizations, by
+    /// table name: in those read on both sides, and in all of one that
+    /// came or went read (one never read was never seen).
+    static func changedKeys(from old: [String: LocalizationTables], to new: [String: LocalizationTables]) -> [String: Set<String>] {
         var result: [String: Set<String>] = [:]
-        for localization in Set(old.keys).union(new.keys) {
-            let before = old[localization] ?? [:], after = new[localization] ?? [:]
+        for localization in Set(old.keys).union(new.keys) where old[localization] !== new[localization] {
+            let oldSide = old[localization], newSide = new[localization]
+            guard let before = oldSide == nil ? [:] : oldSide?.loaded, let after = newSide == nil ? [:] : newSide?.loaded else { continue }
             for name in Set(before.keys).union(after.keys) {
                 let diff = TableDiff(from: before[name] ?? Table(), to: after[name] ?? Table())
                 let keys = Set(diff.added.keys).union(diff.changed.keys).union(diff.removed)

@@ -8,8 +8,8 @@ import Synchronization
 /// preferences while this state lasts. `LiveBundle` swaps whole
 /// snapshots, so a reader sees one consistent state, never half of a change.
 final class LiveSnapshot: Sendable {
-    /// Tables by localization, then by table name (materialized: a hit allocates nothing).
-    let tables: [String: [String: Table]]
+    /// Tables by localization, each read when a view first needs it (materialized: a hit allocates nothing).
+    let tables: [String: LocalizationTables]
     /// The language selected for the app (nil: follow the system).
     let selection: String?
     /// The preferences the active view was made from (the selection, else the environment's).
@@ -27,11 +27,8 @@ final class LiveSnapshot: Sendable {
     /// At most this many cached views (a hostile header cannot grow memory; past it the cache starts over).
     static let viewLimit = 1024
 
-    init(tables: [String: [String: Table]], selection: String?, systemPreferences: [String], development: String?,
+    init(tables: [String: LocalizationTables], selection: String?, systemPreferences: [String], development: String?,
          developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog? = nil) {
-        // Materialized once as they arrive: a snapshot made from this one's
-        // tables (another selection, one table changed) reuses them.
-        let tables = tables.mapValues { $0.mapValues { $0.materialized() } }
         self.tables = tables
         self.selection = selection
         self.developmentFallback = developmentFallback
@@ -55,7 +52,7 @@ final class LiveSnapshot: Sendable {
     }
 
     /// The same selection with other tables.
-    func replacing(tables: [String: [String: Table]], systemPreferences: [String]) -> LiveSnapshot {
+    func replacing(tables: [String: LocalizationTables], systemPreferences: [String]) -> LiveSnapshot {
         LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
                      developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
@@ -90,14 +87,21 @@ final class LiveSnapshot: Sendable {
         }
     }
 
-    private static func view(of tables: [String: [String: Table]], preferences: [String], excluding: AcceptLanguage?, development: String?,
+    /// The view `preferences` ask for; the localizations it searches are read now if no view needed them before.
+    private static func view(of tables: [String: LocalizationTables], preferences: [String], excluding: AcceptLanguage?, development: String?,
                              developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog?) -> LiveBundle.Localization {
         // A pseudolanguage asked for by name is derived from the development tables of this snapshot: it follows every edit.
-        let tables = Pseudolanguage.adding(for: preferences, to: tables, development: development)
-        let plan = SearchPlan(preferences: preferences, available: Array(tables.keys), development: development) {
+        var needed: [String: [String: Table]] = [:]
+        if let development, let source = tables[development],
+           preferences.contains(where: { Pseudolanguage(tag: $0) != nil && tables[$0] == nil }) {
+            needed = Pseudolanguage.adding(for: preferences, to: [development: source.tables], development: development)
+        }
+        let plan = SearchPlan(preferences: preferences, available: Array(Set(tables.keys).union(needed.keys)), development: development) {
             excluding?.excludes($0) ?? false
         }
-        return LiveBundle.Localization(tables: tables, searchList: plan.searchList, development: development,
+        for localization in plan.searchList where needed[localization] == nil { needed[localization] = tables[localization]?.tables }
+        if developmentFallback, let development, needed[development] == nil { needed[development] = tables[development]?.tables }
+        return LiveBundle.Localization(tables: needed, searchList: plan.searchList, development: development,
                                        developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
 }

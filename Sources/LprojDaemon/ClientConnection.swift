@@ -16,22 +16,38 @@ final class ClientConnection {
     var interest = interestIn | interestPeerClosed
     /// Whether a complete request line came (until then, `FirstRequestTimeout=` runs).
     var hasSentRequest = false
+    /// Where the images attached to replies come from.
+    private let images: ImageShelf
 
-    init(descriptor: Int32, session: Session, maximumLineLength: Int) {
+    init(descriptor: Int32, session: Session, maximumLineLength: Int, images: ImageShelf) {
         self.descriptor = descriptor
         self.session = session
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
+        self.images = images
         connected = .now
     }
 
-    /// Writes as much of the session's queue as the socket takes. Returns false when the peer is gone.
+    /// Writes as much of the session's queue as the socket takes, with the
+    /// images attached to a reply sent with its first byte. Returns false
+    /// when the peer is gone — or when an image could not be made: the
+    /// reply promised it, so the connection ends (the client reads the files).
     func flush() -> Bool {
         var failed = false
         while session.queuedBytes > 0, !failed {
             var wouldBlock = false
-            session.write { bytes in
+            session.write { bytes, attached in
+                var descriptors: [Int32] = []
+                if !attached.isEmpty {
+                    guard let made = images.descriptors(for: attached) else {
+                        failed = true
+                        return 0
+                    }
+                    descriptors = made
+                }
                 while true {
-                    let count = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+                    let count = descriptors.isEmpty
+                        ? send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+                        : lproj_send_with_descriptors(descriptor, bytes.baseAddress, bytes.count, descriptors, Int32(descriptors.count))
                     if count >= 0 { return count }
                     if errno == EINTR { continue }
                     if errno == EAGAIN || errno == EWOULDBLOCK { wouldBlock = true } else { failed = true }

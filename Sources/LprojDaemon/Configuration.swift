@@ -99,6 +99,8 @@ public struct Configuration: Sendable, Equatable {
     public var maximumFilterNames = 1024
     /// Missed keys kept (per app, bundle, table, language and key); 0 keeps none.
     public var maximumMisses = 10_000
+    /// Table images kept in sealed memory files for clients to map (`images`), one descriptor each; 0: images off.
+    public var sharedImages = 1024
     public var clientQueueBytes = 8 << 20
     public var historyLength = 4096
     public var historyBytes = 64 << 20
@@ -175,8 +177,8 @@ public struct Configuration: Sendable, Equatable {
 
     /// File descriptors the daemon needs at most: one per client, the
     /// refused connections it keeps while they read why, and its own (the
-    /// socket, inotify, epoll, timers, reads).
-    public var descriptorsNeeded: Int { maximumClients + reservedClients + 64 + 64 }
+    /// socket, inotify, epoll, timers, reads) and the shared images it keeps.
+    public var descriptorsNeeded: Int { maximumClients + reservedClients + sharedImages + 64 + 64 }
 
     /// Why the directory `path` cannot be used (it, or the nearest existing
     /// directory above it, must be a writable directory), nil when it can.
@@ -213,7 +215,7 @@ public struct Configuration: Sendable, Equatable {
                   "", "[Limits]", "MaxTableBytes=\(maximumTableBytes)", "MaxTableObjects=\(maximumTableObjects)",
                   "MaxRequestBytes=\(maximumRequestBytes)", "MaxClients=\(maximumClients)", "MaxClientsPerUser=\(maximumClientsPerUser)",
                   "ReservedClients=\(reservedClients)", "FirstRequestTimeout=\(Self.milliseconds(firstRequestTimeout))ms",
-                  "MaxSubscriptions=\(maximumSubscriptions)", "MaxFilterNames=\(maximumFilterNames)", "Misses=\(maximumMisses)",
+                  "MaxSubscriptions=\(maximumSubscriptions)", "MaxFilterNames=\(maximumFilterNames)", "Misses=\(maximumMisses)", "SharedImages=\(sharedImages)",
                   "ClientQueueBytes=\(clientQueueBytes)", "HistoryLength=\(historyLength)", "HistoryBytes=\(historyBytes)",
                   "", "[State]", "Directory=\(resolvedStateDirectory(environment: environment))", "MaxApps=\(maximumApps)",
                   "", "[Log]", "Level=\(logLevel.rawValue)"]

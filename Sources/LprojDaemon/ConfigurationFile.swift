@@ -129,6 +129,7 @@ public enum ConfigurationFile {
         case ("Limits", "FirstRequestTimeout"): configuration.firstRequestTimeout = try duration(value, of: key)
         case ("Limits", "MaxSubscriptions"): configuration.maximumSubscriptions = try number(value, of: key)
         case ("Limits", "Misses"): configuration.maximumMisses = try number(value, of: key)
+        case ("Limits", "SharedImages"): configuration.sharedImages = try number(value, of: key)
         case ("Limits", "MaxFilterNames"): configuration.maximumFilterNames = try number(value, of: key)
         case ("Limits", "ClientQueueBytes"): configuration.clientQueueBytes = try number(value, of: key)
         case ("Limits", "HistoryLength"): configuration.historyLength = try number(value, of: key)

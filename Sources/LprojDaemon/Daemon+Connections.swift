@@ -31,7 +31,8 @@ extension Daemon {
             case .success(let admitted):
                 session = admitted
             }
-            let client = ClientConnection(descriptor: descriptor, session: session, maximumLineLength: core.configuration.maximumRequestBytes)
+            let client = ClientConnection(descriptor: descriptor, session: session, maximumLineLength: core.configuration.maximumRequestBytes,
+                                          images: images)
             clients[descriptor] = client
             bySession[session.id] = descriptor
             awaitingFirstRequest.append((descriptor, client.connected))

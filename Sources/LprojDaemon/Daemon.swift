@@ -29,6 +29,8 @@ public final class Daemon {
     let reloadSource: (@Sendable () throws(ConfigurationError) -> Configuration)?
     let service = ServiceManager()
     var clients: [Int32: ClientConnection] = [:]
+    /// The table images clients map (`images`), shared between them.
+    let images = ImageShelf()
     let feed: TreeFeed
     let listener: Listener
     let poller: Int32
@@ -287,6 +289,10 @@ public final class Daemon {
     /// is full and resumes when it drains; settles lagging subscriptions.
     func flush(_ client: ClientConnection) {
         guard client.flush() else { return disconnect(client, reason: "write failed") }
+        if images.made > 0 {
+            images.trim(to: core.configuration.sharedImages)
+            core.counters["images-made"] = images.made
+        }
         let owed = core.publisher.settleLagging(client.session)
         for subscription in owed {
             core.log.info("subscription \"\(subscription.name)\" of pid \(client.session.peer.pid) fell behind: told to resync")

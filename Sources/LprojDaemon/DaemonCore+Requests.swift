@@ -84,6 +84,40 @@ extension DaemonCore {
         return .reply(Snapshot.Reply(clock: clock, tables: tableSnapshots(filter)))
     }
 
+    /// The tables asked for, as images the shell attaches to the reply (one descriptor each, in the reply's order).
+    func images(_ request: Images, session: Session, id: RequestID) -> Answer<Images.Reply> {
+        guard configuration.sharedImages > 0 else {
+            return .failure(ProtocolError(.busy, "shared table images are off here ([Limits] SharedImages=0): read the files"))
+        }
+        let bundle: String
+        switch filter(bundle: request.bundle, languages: request.languages, tables: request.tables) {
+        case .success(let resolved): bundle = resolved ?? request.bundle
+        case .failure(let error): return .failure(error)
+        }
+        guard let served = catalog.localizedBundle(bundle) else {
+            return .failure(ProtocolError(.notFound, "no bundle at \(bundle) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
+        }
+        let languages = request.languages.map(Set.init), names = request.tables.map(Set.init)
+        var attached: [AttachedImage] = []
+        for (localization, tables) in served.tables where languages?.contains(localization) ?? true {
+            for (name, table) in tables where names?.contains(name) ?? true {
+                attached.append(AttachedImage(address: TableAddress(bundle: bundle, localization: localization, table: name), table: table))
+            }
+        }
+        guard attached.count <= Images.maximumCount else {
+            return .failure(ProtocolError(.limit, "\(attached.count) tables match; ask for at most \(Images.maximumCount) at once (filter by languages or tables)"))
+        }
+        attached.sort { $0.address < $1.address }
+        let summaries = attached.map { ImageSummary(language: $0.address.localization, table: $0.address.table, entries: $0.table.count) }
+        do {
+            publisher.send(try Wire.reply(Images.Reply(clock: clock, images: summaries), to: id), to: session, attaching: attached)
+        } catch {
+            return .failure(ProtocolError(.internal, "cannot encode the reply: \(error)"))
+        }
+        counters["images-requests", default: 0] += 1
+        return .later
+    }
+
     func list(_ request: List, session: Session, id: RequestID) -> Answer<List.Reply> {
         // Keyed by bytes: names that differ only in Unicode normalization are different directories.
         var tables: [ExactName: [ExactName: [ExactName: TableSummary]]] = [:]

@@ -49,6 +49,7 @@ extension DaemonCore {
         handlers.register(Subscribe.self, DaemonCore.subscribe)
         handlers.register(Unsubscribe.self, DaemonCore.unsubscribe)
         handlers.register(Snapshot.self, DaemonCore.snapshot)
+        handlers.register(Images.self, DaemonCore.images)
         handlers.register(List.self, DaemonCore.list)
         handlers.register(Lookup.self, DaemonCore.lookup)
         handlers.register(SelectLanguage.self, DaemonCore.selectLanguage)

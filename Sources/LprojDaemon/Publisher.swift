@@ -59,6 +59,12 @@ final class Publisher {
         touched.insert(session.id)
     }
 
+    /// Queues a reply whose first byte carries the images of `images`.
+    func send(_ line: [UInt8], to session: Session, attaching images: [AttachedImage]) {
+        session.enqueue(line, attaching: images)
+        touched.insert(session.id)
+    }
+
     /// The sessions given output since the last call.
     func takeTouched() -> Set<Int> {
         defer { touched.removeAll(keepingCapacity: true) }

@@ -1,4 +1,5 @@
 import LprojProtocol
+import LprojTables
 
 /// One connection as the publisher sees it: what the client said about
 /// itself, its subscriptions, and the bytes owed to it. No descriptor: the
@@ -24,6 +25,9 @@ final class Session {
     let queueLimit: Int
     private var output: [UInt8] = []
     private var written = 0
+    /// Tables whose images go with the byte at `offset` of `output` (an
+    /// `images` reply's first byte), in order of offset.
+    private var attachments: [(offset: Int, images: [AttachedImage])] = []
 
     init(id: Int, queueLimit: Int, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
          connected: ContinuousClock.Instant = .now) {
@@ -59,17 +63,43 @@ final class Session {
         return true
     }
 
-    /// Calls `body` with the bytes not yet written; it returns how many it wrote.
-    func write(_ body: (UnsafeRawBufferPointer) -> Int) {
-        let count = output.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[written...])) }
+    /// Queues a reply whose first byte carries the images of `images` (the shell attaches them).
+    func enqueue(_ line: [UInt8], attaching images: [AttachedImage]) {
+        if !images.isEmpty { attachments.append((output.count, images)) }
+        output += line
+    }
+
+    /// Calls `body` with bytes not yet written and the images to attach to
+    /// the first of them (none, mostly); it returns how many bytes it
+    /// wrote — the images went with them when that is more than none. The
+    /// bytes end where the next images must be attached.
+    func write(_ body: (UnsafeRawBufferPointer, [AttachedImage]) -> Int) {
+        var end = output.count
+        var images: [AttachedImage] = []
+        if let next = attachments.first {
+            if next.offset == written {
+                images = next.images
+                end = attachments.count > 1 ? attachments[1].offset : output.count
+            } else {
+                end = next.offset
+            }
+        }
+        let count = output.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[written..<end]), images) }
+        if count > 0 && !images.isEmpty { attachments.removeFirst() }
         written += count
         if written == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
             written = 0
         } else if written > 1 << 16, written * 2 > output.count {
             output.removeFirst(written)
+            for index in attachments.indices { attachments[index].offset -= written }
             written = 0
         }
+    }
+
+    /// Calls `body` with bytes not yet written, as `write(_:)` does, for a reader that takes no images (tests).
+    func write(_ body: (UnsafeRawBufferPointer) -> Int) {
+        write { bytes, _ in body(bytes) }
     }
 
     /// The subscriptions that dropped events, now that the queue has room: they are owed a resync.
@@ -82,4 +112,10 @@ final class Session {
         }
         return owed
     }
+}
+
+/// A table whose image goes with a reply: where it is served, and the table itself.
+struct AttachedImage {
+    var address: TableAddress
+    var table: Table
 }

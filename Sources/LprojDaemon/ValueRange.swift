@@ -36,6 +36,7 @@ public struct ValueRange: Sendable, Equatable {
         ("MaxSubscriptions", .init(.count, 1, 4_096)),
         ("MaxFilterNames", .init(.count, 1, 65_536)),
         ("Misses", .init(.count, 0, 1_000_000)),
+        ("SharedImages", .init(.count, 0, 65_536)),
         ("ClientQueueBytes", .init(.bytes, 4 << 10, 1 << 30)),
         ("HistoryLength", .init(.count, 0, 1_000_000)),
         ("HistoryBytes", .init(.bytes, 0, 4 << 30)),

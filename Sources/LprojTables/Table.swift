@@ -71,6 +71,14 @@ public struct Table: Sendable {
         return entries
     }
 
+    /// Whether both are the one stored table (made once and shared), not merely equal.
+    public func isIdentical(to other: Table) -> Bool {
+        storage === other.storage
+    }
+
+    /// Whether the table reads an image in place (`TableImage`) rather than memory of its own.
+    public var isMapped: Bool { storage.isMapped }
+
     /// This table with its values made once, so that lookups allocate
     /// nothing: for a table looked up often (a client's).
     public func materialized() -> Table {

@@ -112,7 +112,7 @@ final class LiveBundleDaemonTests: XCTestCase {
         let before = recorder.changes.count
         try bundle.setLanguage("en")
         XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Start")
-        XCTAssertEqual(recorder.changes.count, before + 1, "one change to switch back")
+        XCTAssertEqual(recorder.changes.count, before + 1, "one change to switch back: \(recorder.changes)")
         // The daemon's lookup knows them too (lprojctl get --live --language en-XE).
         let reply = try daemon.connect().send(Lookup(bundle: daemon.path("App"), key: "home_title", languages: ["en-XE"]))
         XCTAssertEqual(reply.text, "[# Start #]")

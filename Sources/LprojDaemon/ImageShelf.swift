@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LprojTables
+
+/// The table images clients map (`images`), in sealed memory files: one
+/// per table address, made when a client first asks for the table and
+/// handed to every client that asks while the table stays the same, so
+/// every process of a service maps the same pages. A changed table gets a
+/// new image when next asked for; processes that mapped the old one keep
+/// it until they let it go. Holds at most its capacity
+/// (`[Limits] SharedImages=`) of descriptors: past it, the image asked
+/// for least recently is closed. Shell only: the core names the tables.
+final class ImageShelf {
+    private struct Kept {
+        var table: Table
+        var descriptor: Int32
+        var used: UInt64
+    }
+
+    private var kept: [TableAddress: Kept] = [:]
+    private var tick: UInt64 = 0
+    /// Images made since start (a `status` counter).
+    private(set) var made: UInt64 = 0
+
+    deinit {
+        for image in kept.values { close(image.descriptor) }
+    }
+
+    var count: Int { kept.count }
+
+    /// A descriptor for each image, in order (the shelf's: send them, do
+    /// not close them); nil when one could not be made (out of memory or
+    /// descriptors), with none of them kept open for it.
+    func descriptors(for images: [AttachedImage]) -> [Int32]? {
+        tick += 1
+        var descriptors: [Int32] = []
+        for image in images {
+            if let found = kept[image.address], found.table.isIdentical(to: image.table) {
+                kept[image.address]?.used = tick
+                descriptors.append(found.descriptor)
+                continue
+            }
+            guard let descriptor = try? SharedTableImage.file(of: image.table) else { return nil }
+            if let old = kept[image.address] { close(old.descriptor) }
+            kept[image.address] = Kept(table: image.table, descriptor: descriptor, used: tick)
+            made += 1
+            descriptors.append(descriptor)
+        }
+        return descriptors
+    }
+
+    /// Closes the images asked for least recently until at most `capacity` are kept.
+    func trim(to capacity: Int) {
+        guard kept.count > capacity else { return }
+        let oldest = kept.sorted { $0.value.used < $1.value.used }.prefix(kept.count - capacity)
+        for (address, image) in oldest {
+            close(image.descriptor)
+            kept[address] = nil
+        }
+    }
+}
