@@ -170,7 +170,7 @@ public struct Configuration: Sendable, Equatable {
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return [] }
         let needed = descriptorsNeeded
         guard limits.rlim_max != rlim_t.max, UInt64(limits.rlim_max) < UInt64(needed) else { return [] }
-        return ["[Limits] MaxClients: \(maximumClients) clients (+\(reservedClients) reserved) need about \(needed) file descriptors, "
+        return ["[Limits] MaxClients: \(maximumClients) clients (+\(reservedClients) reserved) and \(sharedImages) SharedImages need about \(needed) file descriptors, "
                 + "but this process may open \(limits.rlim_max) (RLIMIT_NOFILE: LimitNOFILE= in the unit, or ulimit -n); "
                 + "clients past it are refused with busy"]
     }

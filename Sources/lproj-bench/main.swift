@@ -33,6 +33,9 @@ let help = """
       catalog [--rounds N] [--json] [CATALOG]
             compiling a String Catalog (default: the corpus's) into every language's
             tables, beside parsing it, and JSONSerialization reading it
+      workers [--workers N] [--languages N] [--keys N] [--rounds N] [--json]
+            N processes of one service starting at once: each parsing the whole bundle,
+            LiveBundle reading what its views need, LiveBundle mapping lprojd's images
       deploy [--bundles N] [--json]
             on those 50,000 tables: a poll's CPU time beside find(1); a release
             swap until published, beside a restart on the new release
@@ -48,4 +51,5 @@ Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": Pars
                                                                           "fanout": FanoutBenchmark.run, "crawl": CrawlBenchmark.run,
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
                                                                           "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
-                                                                          "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run])
+                                                                          "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run,
+                                                                          "workers": WorkersBenchmark.run])

@@ -324,7 +324,7 @@ final class DaemonLifecycleTests: XCTestCase {
         let result = try runProgram("/bin/sh", ["-c", "ulimit -n 64 && exec \(binaryDirectory().path)/lprojd --check-config --config \(config) "
                                                 + "--socket /tmp/x.sock --state \(root)/state"], separateErrors: true)
         XCTAssertEqual(result.status, 0, result.errors)
-        XCTAssertTrue(result.errors.contains("warning: \(config): [Limits] MaxClients: 1000 clients (+4 reserved) need about 1132 file descriptors, "
+        XCTAssertTrue(result.errors.contains("warning: \(config): [Limits] MaxClients: 1000 clients (+4 reserved) and 1024 SharedImages need about 2156 file descriptors, "
                                              + "but this process may open 64 (RLIMIT_NOFILE"), result.errors)
         let fine = try runProgram("/bin/sh", ["-c", "ulimit -n 4096 && exec \(binaryDirectory().path)/lprojd --check-config --config \(config) "
                                               + "--socket /tmp/x.sock --state \(root)/state"], separateErrors: true)

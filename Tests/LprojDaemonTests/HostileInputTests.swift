@@ -39,7 +39,7 @@ final class HostileInputTests: XCTestCase {
         daemon.wrapper = ["/usr/bin/prlimit", "--nofile=64:64", "--"]
         try daemon.write("App/en.lproj/Localizable.strings", "\"k\" = \"v\";\n")
         try daemon.start()
-        XCTAssertTrue(daemon.log.contains("[Limits] MaxClients: 1000 clients (+4 reserved) need about 1132 file descriptors, but this process "
+        XCTAssertTrue(daemon.log.contains("[Limits] MaxClients: 1000 clients (+4 reserved) and 1024 SharedImages need about 2156 file descriptors, but this process "
                                           + "may open 64"), daemon.log)
         var connections: [DaemonConnection] = []
         var busy = 0

@@ -14,8 +14,10 @@ import XCTest
 /// `sync` after each step.
 /// After every step a client that applied every event in order holds
 /// exactly the daemon's snapshot, the snapshot is what the files hold (a
-/// broken file keeps its last good version), and the bundles and
-/// localizations the structural events announced are those served.
+/// broken file keeps its last good version), the bundles and
+/// localizations the structural events announced are those served, and
+/// (against the binary) every table image the daemon hands out, mapped,
+/// holds what the files hold.
 ///
 /// The same run drives the built binary over its socket and, far faster,
 /// the daemon's core in this process (`CoreHarness`: real inotify, a clock
@@ -216,6 +218,9 @@ final class ModelTests: XCTestCase {
             if snapshot.tables != expected.tables {
                 XCTFail("the daemon's snapshot differs from the files: \(Self.difference(snapshot.tables, expected.tables)); \(context)")
             }
+            if let imaged = try connection.imaged(bundles: (Self.bundles + ["L"]).map(path)), imaged.tables != expected.tables {
+                XCTFail("the daemon's images differ from the files: \(Self.difference(imaged.tables, expected.tables)); \(context)")
+            }
             let implied = mirror.impliedStructure
             XCTAssertEqual(mirror.bundles, implied.bundles, "bundle events disagree with the tables served; \(context)")
             XCTAssertEqual(mirror.localizations, implied.localizations, "localization events disagree with the tables served; \(context)")
@@ -265,17 +270,37 @@ protocol ModelConnection {
     func arrivedEvent() -> Wire.ReceivedEvent?
     /// Every table the daemon serves now.
     func served() throws -> Mirror
+    /// Every table of `bundles` as the daemon's images, mapped; nil where images are not sent (in process).
+    func imaged(bundles: [String]) throws -> Mirror?
 }
 
 extension DaemonConnection: ModelConnection {
     func request<R: Request>(_ request: R) throws -> R.Reply { try send(request, timeout: .seconds(60)) }
     func arrivedEvent() -> Wire.ReceivedEvent? { try? nextEvent(timeout: .milliseconds(1)) }
     func served() throws -> Mirror { Mirror(snapshot: try request(Snapshot()).tables) }
+
+    func imaged(bundles: [String]) throws -> Mirror? {
+        var mirror = Mirror(snapshot: [])
+        for bundle in bundles {
+            let reply: (clock: Clock, tables: [(image: ImageSummary, table: Result<Table, TableImage.Refusal>)])
+            do {
+                reply = try images(Images(bundle: bundle), timeout: .seconds(60))
+            } catch {
+                // A bundle that is gone (or a dangling link) has no images.
+                if case .refused(let refusal) = error, refusal.code == .notFound || refusal.code == .outsideRoots { continue }
+                throw error
+            }
+            for (image, table) in reply.tables { mirror.tables[Mirror.key(bundle, image.language, image.table)] = try table.get() }
+        }
+        return mirror
+    }
 }
 
 extension CoreConnection: ModelConnection {
     func request<R: Request>(_ request: R) throws -> R.Reply { try send(request) }
     func arrivedEvent() -> Wire.ReceivedEvent? { try? nextEvent() }
+    /// The harness writes no descriptors: images are checked against the binary.
+    func imaged(bundles: [String]) throws -> Mirror? { nil }
     /// The catalog's tables themselves (what a `snapshot` reply encodes; the binary's runs check the wire).
     func served() throws -> Mirror {
         var mirror = Mirror(snapshot: [])

@@ -1,0 +1,316 @@
+import Foundation
+import LprojCatalog
+import LprojClient
+import LprojCommandLine
+import LprojTables
+
+/// `lproj-bench workers`: N worker processes of one service start at once
+/// on a bundle of many localizations, each serving a few languages. Three
+/// ways, in one run: every worker parsing the whole bundle (what each did
+/// when a bundle was read whole: the floor), LiveBundle reading only what
+/// its views need from the files, and LiveBundle mapping the images a real
+/// lprojd shares. Measured: each worker's first lookup from its start, its
+/// memory from `/proc/PID/smaps_rollup` (Pss, and what is its own) while
+/// all N run, lookups in its tables, and for shared images, a save until
+/// every worker has the new value.
+enum WorkersBenchmark {
+    static func run(_ argv: [String]) {
+        let command = "\(program) workers"
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(argv, flags: ["help", "json"], options: ["workers", "languages", "keys", "rounds", "worker", "bundle", "socket"])
+        } catch {
+            Console.usage(command, error)
+        }
+        if arguments.has("help") { Console.out(help); return }
+        if let mode = arguments.value("worker").flatMap(Mode.init(rawValue:)), let bundle = arguments.value("bundle") {
+            return Worker.run(mode: mode, bundle: bundle, socket: arguments.value("socket"))
+        }
+        guard let workers = Int(arguments.value("workers") ?? "16"), workers > 0,
+              let languageCount = Int(arguments.value("languages") ?? "50"), (4...languages.count).contains(languageCount),
+              let keys = Int(arguments.value("keys") ?? "2000"), keys > 0,
+              let rounds = Int(arguments.value("rounds") ?? "3"), rounds > 0 else {
+            Console.usage(command, UsageError("--workers, --keys and --rounds take positive numbers, --languages 4 to \(languages.count)"))
+        }
+        let daemon = DaemonUnderTest()
+        for language in languages.prefix(languageCount) {
+            let text = (0..<keys).map { "\"screen\($0 % 50).label_\($0)\" = \"\(language) text for label \($0) of the screen\";" }
+            try? FileManager.default.createDirectory(atPath: daemon.root + "/App/\(language).lproj", withIntermediateDirectories: true)
+            daemon.save("App/\(language).lproj/Localizable.strings", Array(text.joined(separator: "\n").utf8), atomically: false)
+        }
+        let bundleBytes = languages.prefix(languageCount).reduce(0) { total, language in
+            total + ((try? FileManager.default.attributesOfItem(atPath: daemon.root + "/App/\(language).lproj/Localizable.strings")[.size] as? Int) ?? 0)
+        }
+        daemon.start()
+        defer { daemon.stop() }
+        var results: [Mode: [Round]] = [:]
+        for round in 0..<rounds {
+            for mode in Mode.allCases {
+                results[mode, default: []].append(Round.run(mode: mode, workers: workers, bundle: daemon.root + "/App", socket: daemon.socket,
+                                                            daemon: daemon, marker: round))
+            }
+        }
+        report(results, workers: workers, languages: languageCount, keys: keys, bundleBytes: bundleBytes, json: arguments.has("json"))
+    }
+
+    /// How a worker gets its tables.
+    enum Mode: String, CaseIterable, Encodable {
+        /// Parses every localization at start and materializes it (the floor).
+        case whole
+        /// LiveBundle without a daemon: the localizations its views need, parsed.
+        case files
+        /// LiveBundle with lprojd: the localizations its views need, mapped from the daemon's images.
+        case shared
+    }
+
+    /// The languages a generated bundle has, `en` (development) first.
+    static let languages = ["en", "fr", "de", "ja", "es", "it", "pt-BR", "pt-PT", "zh-Hans", "zh-Hant", "ko", "ar", "he", "ru", "pl", "nl", "sv",
+                            "da", "fi", "nb", "tr", "cs", "sk", "hu", "ro", "uk", "el", "bg", "hr", "sr", "sl", "lt", "lv", "et", "vi", "th",
+                            "id", "ms", "hi", "bn", "ta", "te", "mr", "ur", "fa", "ca", "eu", "gl", "is", "ga", "cy", "mt", "sq", "mk"]
+    /// What every worker serves: its own language, then requests in these.
+    static let served = ["fr", "de", "ja", "es"]
+
+    /// One round of one mode: N workers at once.
+    struct Round: Encodable {
+        var firstLookupSeconds: [Double]
+        var lookupNanoseconds: [Double]
+        /// Per worker: Pss and its own (private) memory grown while it read its tables.
+        var pssBytes: [Int]
+        var privateBytes: [Int]
+        /// Shared images only: save → each worker has the new value.
+        var saveSeconds: [Double]
+
+        static func run(mode: Mode, workers count: Int, bundle: String, socket: String, daemon: DaemonUnderTest, marker: Int) -> Round {
+            let workers = (0..<count).map { _ in WorkerProcess(mode: mode, bundle: bundle, socket: socket) }
+            for worker in workers { _ = worker.readLine(expecting: "started") }
+            let before = workers.map { Memory(pid: $0.pid) }
+            for worker in workers { worker.send("go") }
+            var first: [Double] = [], lookups: [Double] = []
+            for worker in workers {
+                let fields = worker.readLine(expecting: "loaded").split(separator: " ")
+                first.append(Double(fields[1]) ?? .nan)
+                lookups.append(Double(fields[2]) ?? .nan)
+            }
+            let after = workers.map { Memory(pid: $0.pid) }
+            var saves: [Double] = []
+            if mode == .shared {
+                let key = "screen0.label_0"
+                let saved = Measure.now()
+                let original = (try? String(contentsOfFile: bundle + "/fr.lproj/Localizable.strings", encoding: .utf8)) ?? ""
+                daemon.save("App/fr.lproj/Localizable.strings", Array(("\"\(key)\" = \"changed \(marker)\";\n" + original).utf8), atomically: true)
+                for worker in workers {
+                    let seen = Double(worker.readLine(expecting: "changed").split(separator: " ")[1]) ?? .nan
+                    saves.append(seen - saved)
+                }
+                daemon.save("App/fr.lproj/Localizable.strings", Array(original.utf8), atomically: true)
+            }
+            for worker in workers { worker.finish() }
+            return Round(firstLookupSeconds: first, lookupNanoseconds: lookups, pssBytes: zip(before, after).map { $1.pss - $0.pss },
+                         privateBytes: zip(before, after).map { $1.own - $0.own }, saveSeconds: saves)
+        }
+    }
+
+    /// A process's memory from `/proc/PID/smaps_rollup`.
+    struct Memory {
+        var pss = 0
+        /// Private_Clean + Private_Dirty: pages no other process maps.
+        var own = 0
+
+        init(pid: Int32) {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8) else { return }
+            for line in text.split(separator: "\n") {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                guard fields.count >= 2, let kilobytes = Int(fields[1]) else { continue }
+                switch fields[0] {
+                case "Pss:": pss = kilobytes * 1024
+                case "Private_Clean:", "Private_Dirty:": own += kilobytes * 1024
+                default: break
+                }
+            }
+        }
+    }
+
+    /// A worker: this program run with `--worker MODE`, told when to start and to end on its standard input.
+    final class WorkerProcess {
+        let process = Process()
+        private let input = Pipe(), output = Pipe()
+        private var buffered: [UInt8] = []
+        var pid: Int32 { process.processIdentifier }
+
+        init(mode: Mode, bundle: String, socket: String) {
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["workers", "--worker", mode.rawValue, "--bundle", bundle, "--socket", socket]
+            process.standardInput = input
+            process.standardOutput = output
+            do { try process.run() } catch { Console.fail(program, "cannot start a worker: \(error)", status: 1) }
+        }
+
+        func send(_ line: String) {
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        }
+
+        /// The next line, which must start with `word` (else the benchmark stops: a worker failed).
+        func readLine(expecting word: String) -> String {
+            while true {
+                if let end = buffered.firstIndex(of: 10) {
+                    let line = String(decoding: buffered[..<end], as: UTF8.self)
+                    buffered.removeSubrange(...end)
+                    guard line.hasPrefix(word) else { Console.fail(program, "a worker said \"\(line)\", not \(word)", status: 1) }
+                    return line
+                }
+                let data = output.fileHandleForReading.availableData
+                guard !data.isEmpty else { Console.fail(program, "a worker ended before saying \(word)", status: 1) }
+                buffered += data
+            }
+        }
+
+        func finish() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    /// What runs in a worker process.
+    enum Worker {
+        static func run(mode: Mode, bundle path: String, socket: String?) {
+            let keys = (0..<2000).map { "screen\($0 % 50).label_\($0)" }
+            warmUp()
+            say("started")
+            guard Swift.readLine() == "go" else { return }
+            let start = Measure.now()
+            var sink = 0
+            let lookupNanoseconds: Double
+            var bundle: LiveBundle?
+            switch mode {
+            case .whole:
+                guard let whole = try? LocalizedBundle.load(path: path) else { Console.fail(program, "cannot read \(path)", status: 1) }
+                let tables = whole.tables.mapValues { $0.mapValues { $0.materialized() } }
+                sink &+= tables["fr"]?["Localizable"]?[keys[0]]?.text?.utf8.count ?? 0
+                let first = Measure.now() - start
+                for language in served {
+                    for key in keys.prefix(200) { sink &+= tables[language]?["Localizable"]?[key]?.text?.utf8.count ?? 0 }
+                }
+                let table = tables["fr"]?["Localizable"] ?? Table()
+                lookupNanoseconds = perLookup(keys) { table[$0]?.text?.utf8.count ?? 0 }
+                say("loaded \(first) \(lookupNanoseconds)")
+            case .files, .shared:
+                var options = LiveBundle.Options()
+                options.connects = mode == .shared
+                options.socketPath = socket
+                options.reportsMisses = false
+                options.environment = ["LANG": "fr_FR.UTF-8", "LANGUAGE": "fr", "XDG_CONFIG_HOME": "/nonexistent"]
+                guard let live = try? LiveBundle(path: path, options: options) else { Console.fail(program, "cannot read \(path)", status: 1) }
+                sink &+= live.localizedString(forKey: keys[0], value: nil, table: nil).utf8.count
+                let first = Measure.now() - start
+                for language in served {
+                    let view = live.localization(acceptLanguage: language)
+                    for key in keys.prefix(200) { sink &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
+                }
+                lookupNanoseconds = perLookup(keys) { live.localizedString(forKey: $0, value: nil, table: nil).utf8.count }
+                bundle = live
+                say("loaded \(first) \(lookupNanoseconds)")
+            }
+            let observed = bundle
+            let token = observed?.observe { _ in
+                if observed?.localizedString(forKey: keys[0], value: nil, table: nil).hasPrefix("changed") == true { say("changed \(Measure.now())") }
+            }
+            withExtendedLifetime(sink) {}
+            while Swift.readLine() != nil {}
+            token?.cancel()
+        }
+
+        /// Writes a line to the benchmark at once (standard output unbuffered).
+        private static func say(_ line: String) {
+            let bytes = Array((line + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        }
+
+        /// Foundation, ICU and the lookup code touched once on a bundle of one key, so the memory measured is the tables'.
+        private static func warmUp() {
+            var template = Array("/tmp/lproj-worker-XXXXXX".utf8CString)
+            let directory = String(cString: mkdtemp(&template)!)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            try? FileManager.default.createDirectory(atPath: directory + "/en.lproj", withIntermediateDirectories: true)
+            try? Data("\"k\" = \"v\";".utf8).write(to: URL(fileURLWithPath: directory + "/en.lproj/Localizable.strings"))
+            var options = LiveBundle.Options()
+            options.connects = false
+            options.environment = ["LANG": "fr_FR.UTF-8"]
+            if let bundle = try? LiveBundle(path: directory, options: options) {
+                _ = bundle.localization(acceptLanguage: "de").localizedString(forKey: "k", value: nil, table: nil)
+            }
+            _ = try? LocalizedBundle.load(path: directory)
+        }
+
+        /// Nanoseconds per lookup of every key, in rounds (best of 5).
+        private static func perLookup(_ keys: [String], _ lookup: (String) -> Int) -> Double {
+            var best = Double.infinity
+            var sink = 0
+            for _ in 0..<5 {
+                let start = Measure.threadCPUTime()
+                for _ in 0..<50 { for key in keys { sink &+= lookup(key) } }
+                best = min(best, (Measure.threadCPUTime() - start) / Double(50 * keys.count))
+            }
+            withExtendedLifetime(sink) {}
+            return best * 1e9
+        }
+    }
+
+    private static func report(_ results: [Mode: [Round]], workers: Int, languages: Int, keys: Int, bundleBytes: Int, json: Bool) {
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+        }
+        struct Summary: Encodable {
+            var mode: Mode
+            var firstLookupMedianSeconds: Double
+            var lookupNanoseconds: Double
+            var pssPerWorkerBytes: Double
+            var ownPerWorkerBytes: Double
+            var saveToAllWorkersSeconds: [Double]
+        }
+        let summaries = Mode.allCases.map { mode -> Summary in
+            let rounds = results[mode] ?? []
+            return Summary(mode: mode, firstLookupMedianSeconds: median(rounds.flatMap(\.firstLookupSeconds)),
+                           lookupNanoseconds: median(rounds.flatMap(\.lookupNanoseconds)),
+                           pssPerWorkerBytes: median(rounds.flatMap { $0.pssBytes.map(Double.init) }),
+                           ownPerWorkerBytes: median(rounds.flatMap { $0.privateBytes.map(Double.init) }),
+                           saveToAllWorkersSeconds: rounds.compactMap { $0.saveSeconds.max() })
+        }
+        if json {
+            Console.out((try? CanonicalJSON.text(encoding: summaries)) ?? "[]")
+            return
+        }
+        let whole = summaries[0], files = summaries[1], shared = summaries[2]
+        func megabytes(_ bytes: Double) -> String { Measure.format(bytes / 1_048_576, 2) + " MB" }
+        var lines = ["workers: \(workers) processes at once on \(languages) localizations × \(keys) keys (\(megabytes(Double(bundleBytes))) of .strings); "
+                     + "each serves fr and requests in \(served.joined(separator: ", ")); medians of \(results[.whole]?.count ?? 0) rounds"]
+        for summary in summaries {
+            let name = ["whole": "parse the whole bundle (floor)", "files": "LiveBundle, files, what views need", "shared": "LiveBundle, lprojd's images"][summary.mode.rawValue]!
+            lines.append("  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) first lookup \(Measure.format(summary.firstLookupMedianSeconds * 1000, 1)) ms"
+                         + " (\(Measure.format(summary.firstLookupMedianSeconds / whole.firstLookupMedianSeconds, 3))×) | per worker: Pss +\(megabytes(summary.pssPerWorkerBytes)),"
+                         + " own +\(megabytes(summary.ownPerWorkerBytes)) | lookup \(Measure.format(summary.lookupNanoseconds, 1)) ns"
+                         + (summary.mode == .whole ? " (a bare table)" : " (\(Measure.format(summary.lookupNanoseconds / files.lookupNanoseconds, 2))× the parsed tables')"))
+        }
+        let saves = shared.saveToAllWorkersSeconds.map { Measure.format($0 * 1000, 2) }.joined(separator: ", ")
+        lines.append("  save → every worker has the new value (shared images): \(saves) ms")
+        let met = shared.ownPerWorkerBytes <= 1_048_576 && shared.firstLookupMedianSeconds <= 0.2 * whole.firstLookupMedianSeconds
+            && shared.lookupNanoseconds <= 1.05 * files.lookupNanoseconds
+        lines.append("  goal: own memory per worker ≤ 1 MB, first lookup ≤ 0.2× the floor's, lookups ≤ 1.05× parsed tables' — \(met ? "met" : "NOT met")")
+        Console.out(lines.joined(separator: "\n"))
+    }
+
+    static let help = """
+        Usage: lproj-bench workers [--workers N] [--languages N] [--keys N] [--rounds N] [--json]
+
+        Generates a bundle of N localizations (default 50) of N keys (default
+        2,000) and starts a real lprojd on it; then, in each of --rounds rounds
+        (default 3), starts --workers processes (default 16) at once three
+        ways: each parsing the whole bundle (the floor), LiveBundle reading
+        from the files only what its views need, and LiveBundle mapping
+        lprojd's shared images. Every worker serves fr and requests in de, ja
+        and es. Prints the median first lookup from a worker's start, its Pss
+        and own (private) memory grown while reading its tables (from
+        /proc/PID/smaps_rollup, all workers running), lookups in its tables,
+        and for shared images a save until every worker has the new value.
+        """
+}
