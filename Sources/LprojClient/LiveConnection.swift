@@ -67,7 +67,8 @@ final class LiveConnection: Sendable {
     }
 
     private func run() {
-        var clock: Clock?
+        // Localizations mapped from the daemon's images before this thread ran are as of that clock: events since then are replayed.
+        var clock: Clock? = core.source.withLock { $0.firstImages.clock.withLock { $0 } }
         var backoff = Duration.milliseconds(100)
         /// Selections sent and not yet answered, by request (sent again after a reconnect: selecting twice is harmless).
         var unanswered: [(id: RequestID, language: String)] = []
@@ -145,36 +146,18 @@ final class LiveConnection: Sendable {
         switch event.name {
         case TableChanged.name:
             let change = try event.decode(TableChanged.self)
-            let preferences = core.systemPreferences
             let source = core.source.withLock { $0 }
-            // A table read from an image is replaced by the daemon's new image (asked for before the swap, on this connection).
-            let shared = change.deleted != true && core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
-                ? source.sharedTable(change.table, of: change.language, on: connection) : nil
-            let keys = Set(change.added.keys).union(change.changed.keys).union(change.removed)
-            core.update { old in
-                var localizations = old.tables
-                guard let localization = old.tables[change.language] else {
-                    // New to this process: read when a view needs it.
-                    guard change.deleted != true else { return nil }
-                    localizations[change.language] = LocalizationTables { source.tables(of: change.language) }
-                    return (old.replacing(tables: localizations, systemPreferences: preferences), [:])
+            // A table that was shared stays shared: the daemon's new image (asked for on this connection, so as of this event or
+            // later; the change then names every key that differs). Else, or when no image comes, the event's keys are applied
+            // to the table: the rest is copied as bytes.
+            let wasMapped = core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
+            if wasMapped, change.deleted != true, let image = source.sharedTable(change.table, of: change.language, on: connection) {
+                replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false) { _ in image }
+            } else {
+                replaceTable(change.table, of: change.language, naming: Set(change.added.keys).union(change.changed.keys).union(change.removed),
+                             source: source, deleted: change.deleted == true) { table in
+                    (table ?? Table()).updating(change.added.merging(change.changed) { $1 }, removing: change.removed)
                 }
-                // Never read: it is read as it is then, when a view needs it.
-                guard var tables = localization.loaded else { return nil }
-                if change.deleted == true {
-                    tables[change.table] = nil
-                } else if let shared {
-                    tables[change.table] = shared
-                } else {
-                    // Only the keys the event names are touched: the rest is copied as bytes.
-                    tables[change.table] = (tables[change.table] ?? Table()).updating(change.added.merging(change.changed) { $1 },
-                                                                                       removing: change.removed)
-                }
-                localizations[change.language] = tables.isEmpty && change.deleted == true ? nil : LocalizationTables(tables)
-                // The keys whose entry differs now: an image can be newer than its event, and then the next event changes nothing.
-                let before = localization.loaded?[change.table], after = tables[change.table]
-                let changed = keys.filter { before?[$0] != after?[$0] }
-                return (old.replacing(tables: localizations, systemPreferences: preferences), changed.isEmpty ? [:] : [change.table: changed])
             }
             return change.clock
         case LanguageSelected.name:
@@ -200,6 +183,33 @@ final class LiveConnection: Sendable {
             return resync.clock
         default:
             return event.clock
+        }
+    }
+
+    /// Swaps in `table` of `localization` as `make` makes it from the current one (or removes it), in a localization already
+    /// read; a localization new to this process is only listed (read when a view needs it). The change names the keys of
+    /// `keys` whose entries differ (nil: every key that differs).
+    private func replaceTable(_ table: String, of localization: String, naming keys: Set<String>?, source: TableSource, deleted: Bool,
+                              _ make: @escaping (Table?) -> Table) {
+        let preferences = core.systemPreferences
+        core.update { old in
+            var localizations = old.tables
+            guard let current = old.tables[localization] else {
+                guard !deleted else { return nil }
+                localizations[localization] = LocalizationTables(localization, source: source)
+                return (old.replacing(tables: localizations, systemPreferences: preferences), [:])
+            }
+            // Never read: it is read as it is then, when a view needs it.
+            guard var tables = current.loaded else { return nil }
+            tables[table] = deleted ? nil : make(tables[table])
+            localizations[localization] = tables.isEmpty && deleted ? nil : LocalizationTables(localization, tables)
+            // The keys whose entry differs now: an image can be newer than its event, and then the next event changes nothing.
+            let before = current.loaded?[table], after = tables[table]
+            let changed = keys?.filter { before?[$0] != after?[$0] } ?? {
+                let diff = TableDiff(from: before ?? Table(), to: after ?? Table())
+                return Set(diff.added.keys).union(diff.changed.keys).union(diff.removed)
+            }()
+            return (old.replacing(tables: localizations, systemPreferences: preferences), changed.isEmpty ? [:] : [table: changed])
         }
     }
 

@@ -41,7 +41,7 @@ final class LiveCore: Sendable {
     /// Each localization of `source`, to be read when a view first needs it.
     static func localizations(of source: TableSource) -> [String: LocalizationTables] {
         Dictionary(uniqueKeysWithValues: source.listing.localizations.map { localization in
-            (localization, LocalizationTables { source.tables(of: localization) })
+            (localization, LocalizationTables(localization, source: source))
         })
     }
 
@@ -57,9 +57,8 @@ final class LiveCore: Sendable {
         replaceLocalizations { old in
             var tables = Self.localizations(of: fresh)
             // Those a view uses are read now, so the views made next see them as they are.
-            for localization in tables.keys where old[localization]?.loaded != nil {
-                tables[localization] = LocalizationTables(fresh.tables(of: localization, on: connection))
-            }
+            let used = tables.keys.filter { old[$0]?.loaded != nil }
+            for (localization, read) in fresh.tables(of: used, on: connection) { tables[localization] = LocalizationTables(localization, read) }
             return tables
         }
     }
@@ -123,7 +122,7 @@ final class LiveCore: Sendable {
 
     /// Replaces every table; the change lists the keys that differ.
     func replaceTables(_ tables: [String: [String: Table]]) {
-        replaceLocalizations { _ in tables.mapValues(LocalizationTables.init) }
+        replaceLocalizations { _ in Dictionary(uniqueKeysWithValues: tables.map { ($0.key, LocalizationTables($0.key, $0.value)) }) }
     }
 
     /// Replaces every localization with what `make` gives for the current

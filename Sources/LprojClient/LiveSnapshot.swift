@@ -99,8 +99,18 @@ final class LiveSnapshot: Sendable {
         let plan = SearchPlan(preferences: preferences, available: Array(Set(tables.keys).union(needed.keys)), development: development) {
             excluding?.excludes($0) ?? false
         }
-        for localization in plan.searchList where needed[localization] == nil { needed[localization] = tables[localization]?.tables }
-        if developmentFallback, let development, needed[development] == nil { needed[development] = tables[development]?.tables }
+        let chain = plan.searchList + (developmentFallback ? development.map { [$0] } ?? [] : [])
+        LocalizationTables.read(chain.compactMap { needed[$0] == nil ? tables[$0] : nil })
+        for localization in chain where needed[localization] == nil { needed[localization] = tables[localization]?.tables }
+        // The table each name resolves to (the first localization of the chain that has it) is looked up: it is materialized.
+        var resolved: [String: String] = [:]
+        for localization in plan.searchList.reversed() { for name in (needed[localization] ?? [:]).keys { resolved[name] = localization } }
+        for (name, localization) in resolved {
+            if let made = tables[localization]?.materialized(name) { needed[localization]?[name] = made }
+        }
+        if developmentFallback, let development, let fallback = tables[development] {
+            for name in (needed[development] ?? [:]).keys { needed[development]?[name] = fallback.materialized(name) }
+        }
         return LiveBundle.Localization(tables: needed, searchList: plan.searchList, development: development,
                                        developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }

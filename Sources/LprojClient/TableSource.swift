@@ -15,24 +15,43 @@ struct TableSource: Sendable {
     let socketPath: String?
     /// Whether to ask lprojd for images first.
     let sharesTables: Bool
+    /// The state of the first images mapped (shared by the source's copies):
+    /// the clock a subscription can start from, so that what was mapped
+    /// before it is not read again.
+    let firstImages: FirstImages
 
     /// Lists the bundle at `path`.
     init(path: String, socketPath: String?, sharesTables: Bool) throws(TableReadError) {
+        try self.init(path: path, socketPath: socketPath, sharesTables: sharesTables, firstImages: FirstImages())
+    }
+
+    private init(path: String, socketPath: String?, sharesTables: Bool, firstImages: FirstImages) throws(TableReadError) {
         listing = try BundleListing(path: path)
         self.socketPath = socketPath
         self.sharesTables = sharesTables
+        self.firstImages = firstImages
     }
 
     /// The same source with the bundle listed again (localizations added or removed since).
     func relisted() -> TableSource {
-        (try? TableSource(path: listing.path, socketPath: socketPath, sharesTables: sharesTables)) ?? self
+        (try? TableSource(path: listing.path, socketPath: socketPath, sharesTables: sharesTables, firstImages: firstImages)) ?? self
     }
 
     /// `localization`'s tables: shared images through `connection` (or a
     /// connection of its own), else read from the files.
     func tables(of localization: String, on connection: DaemonConnection? = nil) -> [String: Table] {
-        if sharesTables, let shared = shared(localization, on: connection) { return shared }
-        return listing.tables(of: localization).tables
+        tables(of: [localization], on: connection)[localization] ?? [:]
+    }
+
+    /// The tables of each of `localizations`, with one request for the
+    /// images of them all; a localization the daemon gives no accepted
+    /// image of is read from its files.
+    func tables(of localizations: [String], on connection: DaemonConnection? = nil) -> [String: [String: Table]] {
+        var result = sharesTables ? shared(localizations, on: connection) : [:]
+        for localization in localizations where result[localization] == nil {
+            result[localization] = listing.tables(of: localization).tables
+        }
+        return result
     }
 
     /// Whether the environment turns sharing off (`LPROJD_SHARED_TABLES=off`, `0`, `no`, `false`).
@@ -41,18 +60,23 @@ struct TableSource: Sendable {
         return ["off", "0", "no", "false"].contains(value)
     }
 
-    /// The daemon's images of `localization`'s tables, mapped; nil when no
-    /// daemon answers, it does not serve the bundle or shares nothing, or an
-    /// image is refused (the files are read instead).
-    private func shared(_ localization: String, on connection: DaemonConnection?) -> [String: Table]? {
+    /// The daemon's images of the localizations' tables, mapped, by
+    /// localization: none when no daemon answers or it does not serve the
+    /// bundle; not a localization it has no table of, or one of whose
+    /// images was refused (its files are read instead).
+    private func shared(_ localizations: [String], on connection: DaemonConnection?) -> [String: [String: Table]] {
         guard let connection = connection ?? (try? DaemonConnection(path: socketPath)),
-              let reply = try? connection.images(Images(bundle: listing.path, languages: [localization]), timeout: .seconds(2)),
-              !reply.tables.isEmpty else { return nil }
-        var tables: [String: Table] = [:]
+              let reply = try? connection.images(Images(bundle: listing.path, languages: localizations), timeout: .seconds(2)) else { return [:] }
+        var tables: [String: [String: Table]] = [:]
+        var refused = Set<String>()
         for (image, table) in reply.tables {
-            guard case .success(let table) = table else { return nil }
-            tables[image.table] = table
+            switch table {
+            case .success(let table): tables[image.language, default: [:]][image.table] = table
+            case .failure: refused.insert(image.language)
+            }
         }
+        for localization in refused { tables[localization] = nil }
+        if !tables.isEmpty { firstImages.clock.withLock { if $0 == nil { $0 = reply.clock } } }
         return tables
     }
 
@@ -64,35 +88,75 @@ struct TableSource: Sendable {
     }
 }
 
-/// One localization's tables: read when a view first needs them — by the
-/// thread that needs them, others waiting for that read — then kept,
-/// materialized, by every snapshot that shares this object.
-final class LocalizationTables: Sendable {
-    private let state: Mutex<[String: Table]?>
-    private let load: (@Sendable () -> [String: Table])?
+/// When a source first mapped images: the daemon's clock then.
+final class FirstImages: Sendable {
+    let clock = Mutex<Clock?>(nil)
+}
 
-    /// Tables already at hand.
-    init(_ tables: [String: Table]) {
-        state = Mutex(tables.mapValues { $0.materialized() })
-        load = nil
+/// One localization's tables: read when a view first needs them — by the
+/// thread that needs them, others waiting for that read — then kept by
+/// every snapshot that shares this object. A table is `materialized()`
+/// (its strings made once, so a hit allocates nothing) the first time a
+/// view resolves a name to it: a table the search list never answers from
+/// (the development localization's, behind a complete translation) stays
+/// as read.
+final class LocalizationTables: Sendable {
+    private struct State {
+        var tables: [String: Table]?
+        var materialized: [String: Table] = [:]
     }
 
-    /// Tables `load` reads when first needed.
-    init(loading load: @escaping @Sendable () -> [String: Table]) {
-        state = Mutex(nil)
-        self.load = load
+    private let state: Mutex<State>
+    /// Reads the tables of several localizations at once (the source's); nil for tables at hand.
+    private let read: (@Sendable ([String]) -> [String: [String: Table]])?
+    let localization: String
+
+    /// Tables already at hand.
+    init(_ localization: String, _ tables: [String: Table]) {
+        state = Mutex(State(tables: tables))
+        read = nil
+        self.localization = localization
+    }
+
+    /// Tables `source` reads when first needed.
+    init(_ localization: String, source: TableSource) {
+        state = Mutex(State())
+        read = { source.tables(of: $0) }
+        self.localization = localization
     }
 
     /// The tables, read now if they were not yet.
     var tables: [String: Table] {
-        state.withLock { state in
-            if let state { return state }
-            let loaded = (load?() ?? [:]).mapValues { $0.materialized() }
-            state = loaded
-            return loaded
-        }
+        if let loaded { return loaded }
+        Self.read([self])
+        return loaded ?? [:]
     }
 
     /// The tables when they have been read; nil while no view needed them.
-    var loaded: [String: Table]? { state.withLock { $0 } }
+    var loaded: [String: Table]? { state.withLock { $0.tables } }
+
+    /// The table `name`, materialized (once).
+    func materialized(_ name: String) -> Table? {
+        state.withLock { state in
+            if let made = state.materialized[name] { return made }
+            guard let table = state.tables?[name] else { return nil }
+            let made = table.materialized()
+            state.materialized[name] = made
+            state.tables?[name] = made
+            return made
+        }
+    }
+
+    /// Reads every localization of `list` not read yet, those of one source
+    /// with one request (one round trip to lprojd for a view's whole chain).
+    static func read(_ list: [LocalizationTables]) {
+        let unread = list.filter { $0.read != nil && $0.loaded == nil }
+        guard let read = unread.first?.read else { return }
+        let found = read(unread.map(\.localization))
+        for tables in unread {
+            tables.state.withLock { state in
+                if state.tables == nil { state.tables = found[tables.localization] ?? [:] }
+            }
+        }
+    }
 }

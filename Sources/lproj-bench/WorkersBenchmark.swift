@@ -18,13 +18,16 @@ enum WorkersBenchmark {
         let command = "\(program) workers"
         let arguments: Arguments
         do {
-            arguments = try Arguments(argv, flags: ["help", "json"], options: ["workers", "languages", "keys", "rounds", "worker", "bundle", "socket"])
+            arguments = try Arguments(argv, flags: ["help", "json"], options: ["workers", "languages", "keys", "rounds", "serves", "worker", "bundle", "socket"])
         } catch {
             Console.usage(command, error)
         }
         if arguments.has("help") { Console.out(help); return }
+        guard let serves = Int(arguments.value("serves") ?? "4"), (1...served.count).contains(serves) else {
+            Console.usage(command, UsageError("--serves takes 1 to \(served.count)"))
+        }
         if let mode = arguments.value("worker").flatMap(Mode.init(rawValue:)), let bundle = arguments.value("bundle") {
-            return Worker.run(mode: mode, bundle: bundle, socket: arguments.value("socket"))
+            return Worker.run(mode: mode, bundle: bundle, socket: arguments.value("socket"), serves: Array(served.prefix(serves)))
         }
         guard let workers = Int(arguments.value("workers") ?? "16"), workers > 0,
               let languageCount = Int(arguments.value("languages") ?? "50"), (4...languages.count).contains(languageCount),
@@ -47,10 +50,11 @@ enum WorkersBenchmark {
         for round in 0..<rounds {
             for mode in Mode.allCases {
                 results[mode, default: []].append(Round.run(mode: mode, workers: workers, bundle: daemon.root + "/App", socket: daemon.socket,
-                                                            daemon: daemon, marker: round))
+                                                            daemon: daemon, marker: round, serves: serves))
             }
         }
-        report(results, workers: workers, languages: languageCount, keys: keys, bundleBytes: bundleBytes, json: arguments.has("json"))
+        report(results, workers: workers, languages: languageCount, keys: keys, bundleBytes: bundleBytes, serves: Array(served.prefix(serves)),
+               json: arguments.has("json"))
     }
 
     /// How a worker gets its tables.
@@ -59,6 +63,8 @@ enum WorkersBenchmark {
         case whole
         /// LiveBundle without a daemon: the localizations its views need, parsed.
         case files
+        /// LiveBundle following lprojd without its images (sharing off): parsed, and patched by events.
+        case unshared
         /// LiveBundle with lprojd: the localizations its views need, mapped from the daemon's images.
         case shared
     }
@@ -67,8 +73,8 @@ enum WorkersBenchmark {
     static let languages = ["en", "fr", "de", "ja", "es", "it", "pt-BR", "pt-PT", "zh-Hans", "zh-Hant", "ko", "ar", "he", "ru", "pl", "nl", "sv",
                             "da", "fi", "nb", "tr", "cs", "sk", "hu", "ro", "uk", "el", "bg", "hr", "sr", "sl", "lt", "lv", "et", "vi", "th",
                             "id", "ms", "hi", "bn", "ta", "te", "mr", "ur", "fa", "ca", "eu", "gl", "is", "ga", "cy", "mt", "sq", "mk"]
-    /// What every worker serves: its own language, then requests in these.
-    static let served = ["fr", "de", "ja", "es"]
+    /// What a worker serves (`--serves N`: the first N): its own language, then requests in the others.
+    static let served = ["fr", "de", "ja", "es", "it", "pt-BR", "ko", "ru"]
 
     /// One round of one mode: N workers at once.
     struct Round: Encodable {
@@ -77,27 +83,33 @@ enum WorkersBenchmark {
         /// Per worker: Pss and its own (private) memory grown while it read its tables.
         var pssBytes: [Int]
         var privateBytes: [Int]
-        /// Shared images only: save → each worker has the new value.
+        /// Following lprojd: save → each worker has the new value.
         var saveSeconds: [Double]
+        /// CPU seconds lprojd spent from "go" until every worker had looked up.
+        var daemonSeconds: Double
 
-        static func run(mode: Mode, workers count: Int, bundle: String, socket: String, daemon: DaemonUnderTest, marker: Int) -> Round {
-            let workers = (0..<count).map { _ in WorkerProcess(mode: mode, bundle: bundle, socket: socket) }
+        static func run(mode: Mode, workers count: Int, bundle: String, socket: String, daemon: DaemonUnderTest, marker: Int, serves: Int) -> Round {
+            let workers = (0..<count).map { _ in WorkerProcess(mode: mode, bundle: bundle, socket: socket, serves: serves) }
             for worker in workers { _ = worker.readLine(expecting: "started") }
             let before = workers.map { Memory(pid: $0.pid) }
+            let daemonBefore = cpuSeconds(of: daemon.pid)
             for worker in workers { worker.send("go") }
             var first: [Double] = [], lookups: [Double] = []
-            for worker in workers {
-                let fields = worker.readLine(expecting: "loaded").split(separator: " ")
-                first.append(Double(fields[1]) ?? .nan)
-                lookups.append(Double(fields[2]) ?? .nan)
-            }
+            for worker in workers { first.append(Double(worker.readLine(expecting: "loaded").split(separator: " ")[1]) ?? .nan) }
             let after = workers.map { Memory(pid: $0.pid) }
+            let daemonSeconds = cpuSeconds(of: daemon.pid) - daemonBefore
+            // One worker at a time: lookups are timed on a quiet machine.
+            for worker in workers {
+                worker.send("lookups")
+                lookups.append(Double(worker.readLine(expecting: "lookups").split(separator: " ")[1]) ?? .nan)
+            }
             var saves: [Double] = []
-            if mode == .shared {
+            if mode == .shared || mode == .unshared {
                 let key = "screen0.label_0"
                 let saved = Measure.now()
                 let original = (try? String(contentsOfFile: bundle + "/fr.lproj/Localizable.strings", encoding: .utf8)) ?? ""
-                daemon.save("App/fr.lproj/Localizable.strings", Array(("\"\(key)\" = \"changed \(marker)\";\n" + original).utf8), atomically: true)
+                // The last definition of a key wins: the changed one goes at the end.
+                daemon.save("App/fr.lproj/Localizable.strings", Array((original + "\n\"\(key)\" = \"changed \(marker)\";\n").utf8), atomically: true)
                 for worker in workers {
                     let seen = Double(worker.readLine(expecting: "changed").split(separator: " ")[1]) ?? .nan
                     saves.append(seen - saved)
@@ -106,7 +118,16 @@ enum WorkersBenchmark {
             }
             for worker in workers { worker.finish() }
             return Round(firstLookupSeconds: first, lookupNanoseconds: lookups, pssBytes: zip(before, after).map { $1.pss - $0.pss },
-                         privateBytes: zip(before, after).map { $1.own - $0.own }, saveSeconds: saves)
+                         privateBytes: zip(before, after).map { $1.own - $0.own }, saveSeconds: saves, daemonSeconds: daemonSeconds)
+        }
+
+        /// User and system CPU seconds of process `pid` so far (`/proc/PID/stat`).
+        static func cpuSeconds(of pid: Int32) -> Double {
+            guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = text.lastIndex(of: ")") else { return 0 }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
         }
     }
 
@@ -137,9 +158,9 @@ enum WorkersBenchmark {
         private var buffered: [UInt8] = []
         var pid: Int32 { process.processIdentifier }
 
-        init(mode: Mode, bundle: String, socket: String) {
+        init(mode: Mode, bundle: String, socket: String, serves: Int) {
             process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            process.arguments = ["workers", "--worker", mode.rawValue, "--bundle", bundle, "--socket", socket]
+            process.arguments = ["workers", "--worker", mode.rawValue, "--bundle", bundle, "--socket", socket, "--serves", String(serves)]
             process.standardInput = input
             process.standardOutput = output
             do { try process.run() } catch { Console.fail(program, "cannot start a worker: \(error)", status: 1) }
@@ -149,7 +170,7 @@ enum WorkersBenchmark {
             input.fileHandleForWriting.write(Data((line + "\n").utf8))
         }
 
-        /// The next line, which must start with `word` (else the benchmark stops: a worker failed).
+        /// The next line, which must start with `word` (else the benchmark stops: a worker failed, or said nothing for two minutes).
         func readLine(expecting word: String) -> String {
             while true {
                 if let end = buffered.firstIndex(of: 10) {
@@ -158,6 +179,8 @@ enum WorkersBenchmark {
                     guard line.hasPrefix(word) else { Console.fail(program, "a worker said \"\(line)\", not \(word)", status: 1) }
                     return line
                 }
+                var poll = pollfd(fd: output.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                guard Glibc.poll(&poll, 1, 120_000) > 0 else { Console.fail(program, "a worker did not say \(word) within two minutes", status: 1) }
                 let data = output.fileHandleForReading.availableData
                 guard !data.isEmpty else { Console.fail(program, "a worker ended before saying \(word)", status: 1) }
                 buffered += data
@@ -172,30 +195,33 @@ enum WorkersBenchmark {
 
     /// What runs in a worker process.
     enum Worker {
-        static func run(mode: Mode, bundle path: String, socket: String?) {
+        static func run(mode: Mode, bundle path: String, socket: String?, serves served: [String]) {
             let keys = (0..<2000).map { "screen\($0 % 50).label_\($0)" }
             warmUp()
             say("started")
             guard Swift.readLine() == "go" else { return }
             let start = Measure.now()
             var sink = 0
-            let lookupNanoseconds: Double
+            let lookups: () -> Double
             var bundle: LiveBundle?
+            // Kept until the worker ends: the memory is measured while it runs.
+            var tables: [String: [String: Table]] = [:]
             switch mode {
             case .whole:
                 guard let whole = try? LocalizedBundle.load(path: path) else { Console.fail(program, "cannot read \(path)", status: 1) }
-                let tables = whole.tables.mapValues { $0.mapValues { $0.materialized() } }
+                tables = whole.tables.mapValues { $0.mapValues { $0.materialized() } }
                 sink &+= tables["fr"]?["Localizable"]?[keys[0]]?.text?.utf8.count ?? 0
                 let first = Measure.now() - start
                 for language in served {
                     for key in keys.prefix(200) { sink &+= tables[language]?["Localizable"]?[key]?.text?.utf8.count ?? 0 }
                 }
                 let table = tables["fr"]?["Localizable"] ?? Table()
-                lookupNanoseconds = perLookup(keys) { table[$0]?.text?.utf8.count ?? 0 }
-                say("loaded \(first) \(lookupNanoseconds)")
-            case .files, .shared:
+                lookups = { perLookup(keys) { table[$0]?.text?.utf8.count ?? 0 } }
+                say("loaded \(first)")
+            case .files, .unshared, .shared:
                 var options = LiveBundle.Options()
-                options.connects = mode == .shared
+                options.connects = mode != .files
+                options.sharesTables = mode == .shared
                 options.socketPath = socket
                 options.reportsMisses = false
                 options.environment = ["LANG": "fr_FR.UTF-8", "LANGUAGE": "fr", "XDG_CONFIG_HOME": "/nonexistent"]
@@ -206,17 +232,20 @@ enum WorkersBenchmark {
                     let view = live.localization(acceptLanguage: language)
                     for key in keys.prefix(200) { sink &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
                 }
-                lookupNanoseconds = perLookup(keys) { live.localizedString(forKey: $0, value: nil, table: nil).utf8.count }
+                lookups = { perLookup(keys) { live.localizedString(forKey: $0, value: nil, table: nil).utf8.count } }
                 bundle = live
-                say("loaded \(first) \(lookupNanoseconds)")
+                say("loaded \(first)")
             }
             let observed = bundle
             let token = observed?.observe { _ in
                 if observed?.localizedString(forKey: keys[0], value: nil, table: nil).hasPrefix("changed") == true { say("changed \(Measure.now())") }
             }
             withExtendedLifetime(sink) {}
-            while Swift.readLine() != nil {}
+            while let line = Swift.readLine() {
+                if line == "lookups" { say("lookups \(lookups())") }
+            }
             token?.cancel()
+            withExtendedLifetime(tables) {}
         }
 
         /// Writes a line to the benchmark at once (standard output unbuffered).
@@ -255,7 +284,8 @@ enum WorkersBenchmark {
         }
     }
 
-    private static func report(_ results: [Mode: [Round]], workers: Int, languages: Int, keys: Int, bundleBytes: Int, json: Bool) {
+    private static func report(_ results: [Mode: [Round]], workers: Int, languages: Int, keys: Int, bundleBytes: Int, serves served: [String],
+                               json: Bool) {
         func median(_ values: [Double]) -> Double {
             let sorted = values.sorted()
             return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
@@ -267,6 +297,7 @@ enum WorkersBenchmark {
             var pssPerWorkerBytes: Double
             var ownPerWorkerBytes: Double
             var saveToAllWorkersSeconds: [Double]
+            var daemonSeconds: Double
         }
         let summaries = Mode.allCases.map { mode -> Summary in
             let rounds = results[mode] ?? []
@@ -274,25 +305,29 @@ enum WorkersBenchmark {
                            lookupNanoseconds: median(rounds.flatMap(\.lookupNanoseconds)),
                            pssPerWorkerBytes: median(rounds.flatMap { $0.pssBytes.map(Double.init) }),
                            ownPerWorkerBytes: median(rounds.flatMap { $0.privateBytes.map(Double.init) }),
-                           saveToAllWorkersSeconds: rounds.compactMap { $0.saveSeconds.max() })
+                           saveToAllWorkersSeconds: rounds.compactMap { $0.saveSeconds.max() },
+                           daemonSeconds: median(rounds.map(\.daemonSeconds)))
         }
         if json {
             Console.out((try? CanonicalJSON.text(encoding: summaries)) ?? "[]")
             return
         }
-        let whole = summaries[0], files = summaries[1], shared = summaries[2]
+        let whole = summaries[0], files = summaries[1], unshared = summaries[2], shared = summaries[3]
         func megabytes(_ bytes: Double) -> String { Measure.format(bytes / 1_048_576, 2) + " MB" }
         var lines = ["workers: \(workers) processes at once on \(languages) localizations × \(keys) keys (\(megabytes(Double(bundleBytes))) of .strings); "
-                     + "each serves fr and requests in \(served.joined(separator: ", ")); medians of \(results[.whole]?.count ?? 0) rounds"]
+                     + "each serves \(served.joined(separator: ", ")) (the first its own, then a request view each); medians of \(results[.whole]?.count ?? 0) rounds"]
         for summary in summaries {
-            let name = ["whole": "parse the whole bundle (floor)", "files": "LiveBundle, files, what views need", "shared": "LiveBundle, lprojd's images"][summary.mode.rawValue]!
+            let name = ["whole": "parse the whole bundle (floor)", "files": "LiveBundle, files, what views need",
+                        "unshared": "LiveBundle + lprojd, sharing off", "shared": "LiveBundle + lprojd's images"][summary.mode.rawValue]!
             lines.append("  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) first lookup \(Measure.format(summary.firstLookupMedianSeconds * 1000, 1)) ms"
                          + " (\(Measure.format(summary.firstLookupMedianSeconds / whole.firstLookupMedianSeconds, 3))×) | per worker: Pss +\(megabytes(summary.pssPerWorkerBytes)),"
                          + " own +\(megabytes(summary.ownPerWorkerBytes)) | lookup \(Measure.format(summary.lookupNanoseconds, 1)) ns"
                          + (summary.mode == .whole ? " (a bare table)" : " (\(Measure.format(summary.lookupNanoseconds / files.lookupNanoseconds, 2))× the parsed tables')"))
         }
-        let saves = shared.saveToAllWorkersSeconds.map { Measure.format($0 * 1000, 2) }.joined(separator: ", ")
-        lines.append("  save → every worker has the new value (shared images): \(saves) ms")
+        func saves(_ summary: Summary) -> String { summary.saveToAllWorkersSeconds.map { Measure.format($0 * 1000, 1) }.joined(separator: ", ") + " ms" }
+        lines.append("  save → every worker has the new value: images \(saves(shared)); sharing off \(saves(unshared))")
+        lines.append("  lprojd's CPU while the workers started: images \(Measure.format(shared.daemonSeconds * 1000, 0)) ms, "
+                     + "sharing off \(Measure.format(unshared.daemonSeconds * 1000, 0)) ms")
         let met = shared.ownPerWorkerBytes <= 1_048_576 && shared.firstLookupMedianSeconds <= 0.2 * whole.firstLookupMedianSeconds
             && shared.lookupNanoseconds <= 1.05 * files.lookupNanoseconds
         lines.append("  goal: own memory per worker ≤ 1 MB, first lookup ≤ 0.2× the floor's, lookups ≤ 1.05× parsed tables' — \(met ? "met" : "NOT met")")
@@ -300,17 +335,20 @@ enum WorkersBenchmark {
     }
 
     static let help = """
-        Usage: lproj-bench workers [--workers N] [--languages N] [--keys N] [--rounds N] [--json]
+        Usage: lproj-bench workers [--workers N] [--languages N] [--keys N] [--serves N] [--rounds N] [--json]
 
         Generates a bundle of N localizations (default 50) of N keys (default
         2,000) and starts a real lprojd on it; then, in each of --rounds rounds
         (default 3), starts --workers processes (default 16) at once three
         ways: each parsing the whole bundle (the floor), LiveBundle reading
-        from the files only what its views need, and LiveBundle mapping
-        lprojd's shared images. Every worker serves fr and requests in de, ja
-        and es. Prints the median first lookup from a worker's start, its Pss
+        from the files only what its views need (no daemon), LiveBundle
+        following lprojd with sharing off, and LiveBundle mapping lprojd's
+        shared images. Every worker serves the first --serves (default
+        4) of fr, de, ja, es, it, pt-BR, ko, ru: fr its own language, the
+        others through a request's view each. Prints the median first lookup from a worker's start, its Pss
         and own (private) memory grown while reading its tables (from
-        /proc/PID/smaps_rollup, all workers running), lookups in its tables,
-        and for shared images a save until every worker has the new value.
+        /proc/PID/smaps_rollup, all workers running), lookups in its tables
+        (one worker at a time), and, following lprojd, a save until every
+        worker has the new value.
         """
 }

@@ -20,7 +20,8 @@ let help = """
       fanout [--subscribers N,...] [--saves N] [--json]
             save → the last of N subscribers has the event
       lookup [--keys N] [--json]
-            ns per lookup: LiveBundle beside Foundation.Bundle and a bare dictionary
+            ns per lookup: LiveBundle (over parsed files, and over lprojd's images) beside
+            Foundation.Bundle and a bare dictionary
       requests [--headers N] [--json]
             a request's Accept-Language resolved to a view + 5 lookups, beside 5 lookups on bundle.current
       crawl [--bundles N] [--json]
@@ -33,7 +34,7 @@ let help = """
       catalog [--rounds N] [--json] [CATALOG]
             compiling a String Catalog (default: the corpus's) into every language's
             tables, beside parsing it, and JSONSerialization reading it
-      workers [--workers N] [--languages N] [--keys N] [--rounds N] [--json]
+      workers [--workers N] [--languages N] [--keys N] [--serves N] [--rounds N] [--json]
             N processes of one service starting at once: each parsing the whole bundle,
             LiveBundle reading what its views need, LiveBundle mapping lprojd's images
       deploy [--bundles N] [--json]
