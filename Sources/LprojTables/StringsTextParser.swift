@@ -249,7 +249,8 @@ struct StringsTextParser {
     /// The body of a quoted string after its opening quote.
     private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> Bool {
         let start = index
-        guard let end = firstQuoteOrBackslash(quote, from: start) else {
+        let (found, sawNonASCII) = ByteScan.firstQuoteOrBackslash(quote, in: bytes, from: start)
+        guard let end = found else {
             reportUnterminated(openedAt: open)
             return false
         }
@@ -257,7 +258,7 @@ struct StringsTextParser {
             return parseQuotedWithEscapes(quote: quote, openedAt: open, start: start)
         }
         index = end + 1
-        appendText(start..<end)
+        appendText(start..<end, isASCII: !sawNonASCII)
         return true
     }
 
@@ -265,21 +266,23 @@ struct StringsTextParser {
         let written = builder.text.count
         var mark = start
         let count = bytes.count
+        // Escapes write valid UTF-8 of their own: only the text copied needs checking, and only when a byte was not ASCII.
+        var sawNonASCII = false
         while index < count {
-            let byte = bytes[index]
-            if byte == quote {
+            let (found, nonASCII) = ByteScan.firstQuoteOrBackslash(quote, in: bytes, from: index)
+            sawNonASCII = sawNonASCII || nonASCII
+            guard let stop = found else { break }
+            index = stop
+            if bytes[index] == quote {
                 append(mark..<index)
                 index += 1
-                if validatesUTF8, builder.text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: written) }) != nil {
+                if validatesUTF8, sawNonASCII,
+                   builder.text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: written) }) != nil {
                     reportInvalidUTF8(in: start..<index - 1)
                     let repaired = Array(pendingText(written..<builder.text.count).utf8)
                     builder.text.replaceSubrange(written..., with: repaired)
                 }
                 return true
-            }
-            guard byte == .backslash else {
-                index += 1
-                continue
             }
             append(mark..<index)
             let escapeStart = index
@@ -287,6 +290,7 @@ struct StringsTextParser {
             guard index < count else { break }
             let escaped = bytes[index]
             index += 1
+            if escaped >= 0x80 { sawNonASCII = true }
             var keepEscapedByte = false
             switch escaped {
             case UInt8(ascii: "0")...UInt8(ascii: "7"):
@@ -403,39 +407,17 @@ struct StringsTextParser {
     }
 
     /// Writes raw text `range` to the builder; invalid UTF-8 is reported
-    /// and repaired (each bad sequence becomes U+FFFD).
+    /// and repaired (each bad sequence becomes U+FFFD). Text known to be
+    /// ASCII is not checked.
     @inline(__always)
-    private mutating func appendText(_ range: Range<Int>) {
+    private mutating func appendText(_ range: Range<Int>, isASCII: Bool = false) {
         let text = UnsafeBufferPointer(rebasing: bytes[range])
-        if validatesUTF8, UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil {
+        if validatesUTF8, !isASCII, UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil {
             reportInvalidUTF8(in: range)
             builder.text.append(contentsOf: String(decoding: text, as: UTF8.self).utf8)
         } else {
             builder.text.append(contentsOf: text)
         }
-    }
-
-    /// The offset of the first `quote` or backslash at or after `start`,
-    /// eight bytes at a time.
-    @inline(__always)
-    private func firstQuoteOrBackslash(_ quote: UInt8, from start: Int) -> Int? {
-        let count = bytes.count
-        guard let base = bytes.baseAddress else { return nil }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        let quotes = ones &* UInt64(quote), backslashes = ones &* UInt64(UInt8.backslash)
-        var position = start
-        while position + 8 <= count {
-            let word = UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self)
-            let a = word ^ quotes, b = word ^ backslashes
-            let found = ((a &- ones) & ~a | (b &- ones) & ~b) & highs
-            if found != 0 { return position + found.trailingZeroBitCount / 8 }
-            position += 8
-        }
-        while position < count {
-            if bytes[position] == quote || bytes[position] == .backslash { return position }
-            position += 1
-        }
-        return nil
     }
 
     private mutating func reportInvalidUTF8(in range: Range<Int>) {

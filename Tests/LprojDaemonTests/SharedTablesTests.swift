@@ -267,7 +267,7 @@ private final class ImageServer: @unchecked Sendable {
             for case .line(let line) in framer.append(buffer.prefix(count)) {
                 guard case .success(let header) = Wire.header(of: line) else { return }
                 guard header.op == Images.op else {
-                    _ = Wire.failure(ProtocolError(.unknownOperation, "a test peer"), to: header.id).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, 0) }
+                    _ = Wire.failure(ProtocolError(.unknownOperation, "a test peer"), to: header.id).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     continue
                 }
                 lock.withLock { served += 1 }

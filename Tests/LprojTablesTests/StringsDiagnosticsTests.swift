@@ -108,6 +108,34 @@ final class StringsDiagnosticsTests: XCTestCase {
         XCTAssertTrue(error?.message.contains("byte offset 18") == true, "\(String(describing: error))")
     }
 
+    /// The scan that finds a value's end also tells whether its text needs its UTF-8 checked: a bad byte
+    /// anywhere around its 16-byte steps, before or after an escape, is found; good text is kept as it is.
+    func testInvalidUTF8IsFoundWhereverItFallsInAValue() {
+        let prefix = Array("\"k\" = \"".utf8)
+        for length in [0, 1, 15, 16, 17, 31, 40] {
+            for position in 0...length {
+                for escape in ["", "\\n", "\\\""] {
+                    var value = Array(String(repeating: "a", count: length).utf8)
+                    value.insert(0xFF, at: position)
+                    let escaped = Array(escape.utf8)
+                    let bytes = prefix + escaped + value + escaped + Array("\";\n".utf8)
+                    let file = StringsFile(bytes: bytes, path: "x.strings")
+                    let errors = file.diagnostics.filter { $0.severity == .error }
+                    let offset = prefix.count + escaped.count + position
+                    XCTAssertEqual(errors.count, 1, "length \(length), bad byte at \(position), escape \(escape)")
+                    XCTAssertTrue(errors.first?.message.contains("byte offset \(offset)") == true, "\(errors)")
+                    var good = value
+                    good[position] = UInt8(ascii: "a")
+                    let valid = prefix + escaped + Array(String(repeating: "é", count: 2).utf8) + good + escaped + Array("\";\n".utf8)
+                    XCTAssertEqual(StringsFile(bytes: valid, path: "x.strings").diagnostics, [], "length \(length), escape \(escape)")
+                }
+            }
+        }
+        // A backslash before a non-ASCII character keeps the character: still checked.
+        let file = StringsFile(bytes: prefix + [0x5C, 0xC3, 0x28] + Array("\";\n".utf8), path: "x.strings")
+        XCTAssertEqual(file.diagnostics.filter { $0.severity == .error }.count, 1)
+    }
+
     func testValueSpanningLinesHintsAtMissingClosingQuote() {
         let found = errors("\"a\" = \"b;\n\"c\" = \"d\";\n")
         XCTAssertEqual(found.first?.hint?.contains("closing quote"), true, "\(found)")
