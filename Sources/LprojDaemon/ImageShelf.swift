@@ -33,9 +33,10 @@ final class ImageShelf {
     /// not close them); nil when one could not be made (out of memory or
     /// descriptors), with none of them kept open for it.
     func descriptors(for images: [AttachedImage]) -> [Int32]? {
-        tick += 1
         var descriptors: [Int32] = []
         for image in images {
+            // One tick an image: of a reply's images, the later ones count as asked for more recently.
+            tick += 1
             if let found = kept[image.address], found.table.isIdentical(to: image.table) {
                 kept[image.address]?.used = tick
                 descriptors.append(found.descriptor)

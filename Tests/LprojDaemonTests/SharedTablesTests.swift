@@ -131,6 +131,40 @@ final class SharedTablesTests: XCTestCase {
         XCTAssertEqual(try tool.images(Images(bundle: daemon.root + "/Big", tables: ["T1", "T2"])).tables.count, 2)
     }
 
+    /// At most `SharedImages=` images are kept: past it the one asked for least recently goes, a client that mapped it
+    /// keeps reading it, and the next client to ask gets a new one.
+    func testTheShelfKeepsAtMostItsBoundAndMappedImagesOutliveIt() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try DaemonProcess(config: "[Limits]\nSharedImages=1\n")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home\";\n")
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
+        try daemon.start()
+        let tool = try daemon.connect()
+        let both = try tool.images(Images(bundle: daemon.root + "/App")).tables.map { try $0.table.get() }
+        XCTAssertEqual(both.map { $0["home_title"]?.text }, ["Home", "Accueil"], "two at once, past the bound, are both sent")
+        _ = try tool.images(Images(bundle: daemon.root + "/App", languages: ["fr"]))
+        var counters = try tool.send(Status()).counters
+        XCTAssertEqual(counters["images-made"], 2, "fr was kept (asked for last): \(counters)")
+        _ = try tool.images(Images(bundle: daemon.root + "/App", languages: ["en"]))
+        counters = try tool.send(Status()).counters
+        XCTAssertEqual(counters["images-made"], 3, "en was dropped, so it is made again: \(counters)")
+        // The first mappings are the client's own: still read after the daemon closed its descriptors for them.
+        XCTAssertEqual(both.map { $0["home_title"]?.text }, ["Home", "Accueil"])
+        let pid = try tool.send(Status()).pid
+        /// The daemon's descriptors of memory files (its images).
+        func images() throws -> Int {
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)"))?.hasPrefix("/memfd:") == true
+            }.count
+        }
+        for language in ["fr", "en", "fr", "en"] {
+            _ = try tool.images(Images(bundle: daemon.root + "/App", languages: [language]))
+            // The shelf is trimmed once the reply is written: a later reply on the same connection comes after that.
+            _ = try tool.send(Status())
+            XCTAssertEqual(try images(), 1, "the daemon holds one image's descriptor, however often images are made")
+        }
+    }
+
     // MARK: - Hostile images
 
     /// Whatever a peer sends as an image — damaged, cut short, of a later
