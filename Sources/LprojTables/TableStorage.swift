@@ -27,11 +27,8 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
         let duplicates = storage.withIndex { index in
             var duplicates: [(earlier: Int, later: Int)] = []
             for position in records.indices {
-                let hash = index.hash(ofKeyAt: position)
-                if let earlier = index.find(index.keyBytes(position), hash: hash) {
+                if let earlier = index.insertUnlessPresent(position, hash: index.hash(ofKeyAt: position)) {
                     duplicates.append((earlier, position))
-                } else {
-                    index.insert(position, hash: hash)
                 }
             }
             return duplicates
@@ -180,6 +177,45 @@ struct TableIndex {
             if value & 0xFF00_0000 == tag {
                 let position = Int(value & 0x00FF_FFFF) - 1
                 if keyEquals(position, key) { return position }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Records `position` under `hash` and returns nil — or, when an entry
+    /// with the same key is indexed already, returns its position and
+    /// records nothing. One probe for both (a parse indexes every key so).
+    @inline(__always)
+    func insertUnlessPresent(_ position: Int, hash: UInt64) -> Int? {
+        let key = keyBytes(position)
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        if wide {
+            let slots = self.slots.assumingMemoryBound(to: UInt64.self)
+            let tag = hash & 0xFFFF_FFFF_0000_0000
+            while true {
+                let value = slots[slot]
+                if value == 0 {
+                    slots[slot] = tag | UInt64(position + 1)
+                    return nil
+                }
+                if value & 0xFFFF_FFFF_0000_0000 == tag {
+                    let earlier = Int(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
+                    if keyEquals(earlier, key) { return earlier }
+                }
+                slot = (slot + 1) & mask
+            }
+        }
+        let slots = self.slots.assumingMemoryBound(to: UInt32.self)
+        let tag = UInt32(truncatingIfNeeded: hash >> 56) << 24
+        while true {
+            let value = slots[slot]
+            if value == 0 {
+                slots[slot] = tag | UInt32(position + 1)
+                return nil
+            }
+            if value & 0xFF00_0000 == tag {
+                let earlier = Int(value & 0x00FF_FFFF) - 1
+                if keyEquals(earlier, key) { return earlier }
             }
             slot = (slot + 1) & mask
         }
