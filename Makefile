@@ -147,6 +147,8 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench edit
 	$(BIN_RELEASE)/lproj-bench studio
 	$(BIN_RELEASE)/lproj-bench catalog
+	$(BIN_RELEASE)/lproj-bench workers --serves 1
+	$(BIN_RELEASE)/lproj-bench workers --serves 4
 
 ## install: the release binaries, config, units, sysusers.d and tmpfiles.d
 ## entries, man pages, completions and docs under PREFIX (default
