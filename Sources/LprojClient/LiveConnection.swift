@@ -68,7 +68,7 @@ final class LiveConnection: Sendable {
 
     private func run() {
         // Localizations mapped from the daemon's images before this thread ran are as of that clock: events since then are replayed.
-        var clock: Clock? = core.source.withLock { $0.firstImages.clock.withLock { $0 } }
+        var clock: Clock? = core.source.withLock { $0.sharing.firstClock.withLock { $0 } }
         var backoff = Duration.milliseconds(100)
         /// Selections sent and not yet answered, by request (sent again after a reconnect: selecting twice is harmless).
         var unanswered: [(id: RequestID, language: String)] = []

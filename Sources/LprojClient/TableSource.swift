@@ -15,26 +15,25 @@ struct TableSource: Sendable {
     let socketPath: String?
     /// Whether to ask lprojd for images first.
     let sharesTables: Bool
-    /// The state of the first images mapped (shared by the source's copies):
-    /// the clock a subscription can start from, so that what was mapped
-    /// before it is not read again.
-    let firstImages: FirstImages
+    /// What the source's copies share of how sharing went: the clock of the
+    /// first images mapped, and whether the daemon is given a rest.
+    let sharing: SharingState
 
     /// Lists the bundle at `path`.
     init(path: String, socketPath: String?, sharesTables: Bool) throws(TableReadError) {
-        try self.init(path: path, socketPath: socketPath, sharesTables: sharesTables, firstImages: FirstImages())
+        try self.init(path: path, socketPath: socketPath, sharesTables: sharesTables, sharing: SharingState())
     }
 
-    private init(path: String, socketPath: String?, sharesTables: Bool, firstImages: FirstImages) throws(TableReadError) {
+    private init(path: String, socketPath: String?, sharesTables: Bool, sharing: SharingState) throws(TableReadError) {
         listing = try BundleListing(path: path)
         self.socketPath = socketPath
         self.sharesTables = sharesTables
-        self.firstImages = firstImages
+        self.sharing = sharing
     }
 
     /// The same source with the bundle listed again (localizations added or removed since).
     func relisted() -> TableSource {
-        (try? TableSource(path: listing.path, socketPath: socketPath, sharesTables: sharesTables, firstImages: firstImages)) ?? self
+        (try? TableSource(path: listing.path, socketPath: socketPath, sharesTables: sharesTables, sharing: sharing)) ?? self
     }
 
     /// `localization`'s tables: shared images through `connection` (or a
@@ -65,8 +64,16 @@ struct TableSource: Sendable {
     /// bundle; not a localization it has no table of, or one of whose
     /// images was refused (its files are read instead).
     private func shared(_ localizations: [String], on connection: DaemonConnection?) -> [String: [String: Table]] {
-        guard let connection = connection ?? (try? DaemonConnection(path: socketPath)),
-              let reply = try? connection.images(Images(bundle: listing.path, languages: localizations), timeout: .seconds(2)) else { return [:] }
+        if let quietUntil = sharing.quietUntil.withLock({ $0 }), ContinuousClock.now < quietUntil { return [:] }
+        guard let connection = connection ?? (try? DaemonConnection(path: socketPath)) else { return [:] }
+        let reply: (clock: Clock, tables: [(image: ImageSummary, table: Result<Table, TableImage.Refusal>)])
+        do {
+            reply = try connection.images(Images(bundle: listing.path, languages: localizations), timeout: SharingState.timeout)
+        } catch {
+            // A daemon that does not answer in time is not asked again for a while: views read files meanwhile.
+            if case .timedOut = error { sharing.quietUntil.withLock { $0 = .now + SharingState.rest } }
+            return [:]
+        }
         var tables: [String: [String: Table]] = [:]
         var refused = Set<String>()
         for (image, table) in reply.tables {
@@ -76,7 +83,7 @@ struct TableSource: Sendable {
             }
         }
         for localization in refused { tables[localization] = nil }
-        if !tables.isEmpty { firstImages.clock.withLock { if $0 == nil { $0 = reply.clock } } }
+        if !tables.isEmpty { sharing.firstClock.withLock { if $0 == nil { $0 = reply.clock } } }
         return tables
     }
 
@@ -88,9 +95,17 @@ struct TableSource: Sendable {
     }
 }
 
-/// When a source first mapped images: the daemon's clock then.
-final class FirstImages: Sendable {
-    let clock = Mutex<Clock?>(nil)
+/// How sharing went for a source (and its relisted copies).
+final class SharingState: Sendable {
+    /// The daemon's clock when images were first mapped: a subscription
+    /// starts from it, so that what was mapped before it is not read again.
+    let firstClock = Mutex<Clock?>(nil)
+    /// Until when the daemon is not asked for images (it did not answer in time).
+    let quietUntil = Mutex<ContinuousClock.Instant?>(nil)
+    /// How long a view waits for images before it reads the files.
+    static let timeout = Duration.seconds(2)
+    /// How long the daemon is then left alone.
+    static let rest = Duration.seconds(10)
 }
 
 /// One localization's tables: read when a view first needs them — by the

@@ -207,6 +207,22 @@ final class SharedTablesTests: XCTestCase {
         }
     }
 
+    /// A daemon that does not answer costs one wait (`SharingState.timeout`), not one a view: it is left alone for a while.
+    func testADaemonThatDoesNotAnswerIsWaitedForOnce() throws {
+        let server = try ImageServer(directory: daemon.directory, answer: .silent)
+        defer { server.stop() }
+        var options = LiveBundle.Options()
+        options.socketPath = server.path
+        options.environment = ["LANG": "fr_FR.UTF-8", "XDG_CONFIG_HOME": config]
+        let bundle = try LiveBundle(path: daemon.root + "/App", options: options)
+        defer { bundle.close() }
+        XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Accueil")
+        XCTAssertEqual(bundle.localization(acceptLanguage: "de").localizedString(forKey: "home_title", value: nil, table: nil), "Start")
+        XCTAssertEqual(bundle.localization(acceptLanguage: "ja").localizedString(forKey: "home_title", value: nil, table: nil), "ホーム")
+        XCTAssertEqual(server.requests, 1, "asked once; the views after it read the files at once")
+        XCTAssertEqual(bundle.core.snapshot.tables["de"]?.loaded?["Localizable"]?.isMapped, false)
+    }
+
     // MARK: - Helpers
 
     private static let pluralRule = """
@@ -252,6 +268,8 @@ private final class ImageServer: @unchecked Sendable {
         case sealed([[UInt8]])
         /// This image in a plain file (writable by its owner).
         case unsealed([UInt8])
+        /// No answer at all (a daemon that hangs).
+        case silent
     }
 
     let path: String
@@ -305,6 +323,7 @@ private final class ImageServer: @unchecked Sendable {
                     continue
                 }
                 lock.withLock { served += 1 }
+                if case .silent = answer { continue }
                 let reply = Images.Reply(clock: Clock(instance: "test", sequence: 1),
                                          images: [ImageSummary(language: "fr", table: "Localizable", entries: 1)])
                 guard let line = try? Wire.reply(reply, to: header.id) else { return }
@@ -319,6 +338,8 @@ private final class ImageServer: @unchecked Sendable {
         switch answer {
         case .sealed(let images):
             return images.map { image in image.withUnsafeBytes { lproj_sealed_memory_file("test", $0.baseAddress, $0.count) } }
+        case .silent:
+            return []
         case .unsealed(let image):
             let file = path + ".image"
             guard FileManager.default.createFile(atPath: file, contents: Data(image)) else { return [] }
