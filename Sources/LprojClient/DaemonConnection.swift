@@ -128,6 +128,13 @@ public final class DaemonConnection {
         return id
     }
 
+    /// Closes the descriptors that came with the reply to `id`, if it was an
+    /// `images` reply nobody took (it came after its wait gave up).
+    func closeDescriptors(of id: RequestID?) {
+        guard let id, let descriptors = descriptorsByReply.removeValue(forKey: id) else { return }
+        for descriptor in descriptors { close(descriptor) }
+    }
+
     /// Sends raw bytes (tests of malformed input).
     public func write(_ bytes: [UInt8]) throws(Failure) {
         var offset = 0

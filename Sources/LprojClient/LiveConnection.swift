@@ -116,8 +116,10 @@ final class LiveConnection: Sendable {
                     guard let message = try Self.nextMessage(on: connection, within: wait, wakeUp: outboxSignal.descriptor) else { continue }
                     switch message {
                     case .reply(let reply):
-                        // Selections and reports are sent without waiting: a selection's reply ends its wait.
+                        // Selections and reports are sent without waiting: a selection's reply ends its wait. (An images
+                        // reply that came after its wait gave up brings descriptors nobody takes: closed.)
                         unanswered.removeAll { $0.id == reply.id }
+                        connection.closeDescriptors(of: reply.id)
                     case .event(let event):
                         if event.name == LanguageSelected.name, !unanswered.isEmpty { continue }
                         if let eventClock = try apply(event, on: connection) { clock = eventClock }
