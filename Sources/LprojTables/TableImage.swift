@@ -55,7 +55,7 @@ public enum TableImage {
                                        text: UnsafePointer((body + slotBytes + recordBytes).assumingMemoryBound(to: UInt8.self)))
                 if count > 0 { (body + slotBytes).copyMemory(from: source.records, byteCount: recordBytes) }
                 if textLength > 0 { (body + slotBytes + recordBytes).copyMemory(from: source.text, byteCount: textLength) }
-                for position in 0..<count { index.insert(position, hash: index.hash(ofKeyAt: position)) }
+                for position in 0..<count { _ = index.insertUnlessPresent(position, hash: index.hash(ofKeyAt: position)) }
             }
             if !json.isEmpty { (base + padded(textEnd)).copyMemory(from: json, byteCount: json.count) }
             let header = Header(magic: magic, version: version, flags: wide ? wideFlag : 0, count: UInt64(count), slotCount: UInt64(slotCount),

@@ -155,31 +155,7 @@ struct TableIndex {
     /// The position of the record whose key is `key`, or nil.
     @inline(__always)
     func find(_ key: UnsafeRawBufferPointer, hash: UInt64) -> Int? {
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        if wide {
-            let slots = self.slots.assumingMemoryBound(to: UInt64.self)
-            let tag = hash & 0xFFFF_FFFF_0000_0000
-            while true {
-                let value = slots[slot]
-                if value == 0 { return nil }
-                if value & 0xFFFF_FFFF_0000_0000 == tag {
-                    let position = Int(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
-                    if keyEquals(position, key) { return position }
-                }
-                slot = (slot + 1) & mask
-            }
-        }
-        let slots = self.slots.assumingMemoryBound(to: UInt32.self)
-        let tag = UInt32(truncatingIfNeeded: hash >> 56) << 24
-        while true {
-            let value = slots[slot]
-            if value == 0 { return nil }
-            if value & 0xFF00_0000 == tag {
-                let position = Int(value & 0x00FF_FFFF) - 1
-                if keyEquals(position, key) { return position }
-            }
-            slot = (slot + 1) & mask
-        }
+        probe(key, hash: hash).found
     }
 
     /// Records `position` under `hash` and returns nil — or, when an entry
@@ -187,20 +163,30 @@ struct TableIndex {
     /// records nothing. One probe for both (a parse indexes every key so).
     @inline(__always)
     func insertUnlessPresent(_ position: Int, hash: UInt64) -> Int? {
-        let key = keyBytes(position)
+        let (found, empty) = probe(keyBytes(position), hash: hash)
+        if let found { return found }
+        if wide {
+            slots.assumingMemoryBound(to: UInt64.self)[empty] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(position + 1)
+        } else {
+            slots.assumingMemoryBound(to: UInt32.self)[empty] = UInt32(truncatingIfNeeded: hash >> 56) << 24 | UInt32(position + 1)
+        }
+        return nil
+    }
+
+    /// The one probe: from `hash`'s slot on, the record whose key is `key`
+    /// (`found`), else the empty slot that ends the probe (where it would go).
+    @inline(__always)
+    private func probe(_ key: UnsafeRawBufferPointer, hash: UInt64) -> (found: Int?, empty: Int) {
         var slot = Int(truncatingIfNeeded: hash) & mask
         if wide {
             let slots = self.slots.assumingMemoryBound(to: UInt64.self)
             let tag = hash & 0xFFFF_FFFF_0000_0000
             while true {
                 let value = slots[slot]
-                if value == 0 {
-                    slots[slot] = tag | UInt64(position + 1)
-                    return nil
-                }
+                if value == 0 { return (nil, slot) }
                 if value & 0xFFFF_FFFF_0000_0000 == tag {
-                    let earlier = Int(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
-                    if keyEquals(earlier, key) { return earlier }
+                    let position = Int(truncatingIfNeeded: value & 0xFFFF_FFFF) - 1
+                    if keyEquals(position, key) { return (position, slot) }
                 }
                 slot = (slot + 1) & mask
             }
@@ -209,30 +195,12 @@ struct TableIndex {
         let tag = UInt32(truncatingIfNeeded: hash >> 56) << 24
         while true {
             let value = slots[slot]
-            if value == 0 {
-                slots[slot] = tag | UInt32(position + 1)
-                return nil
-            }
+            if value == 0 { return (nil, slot) }
             if value & 0xFF00_0000 == tag {
-                let earlier = Int(value & 0x00FF_FFFF) - 1
-                if keyEquals(earlier, key) { return earlier }
+                let position = Int(value & 0x00FF_FFFF) - 1
+                if keyEquals(position, key) { return (position, slot) }
             }
             slot = (slot + 1) & mask
-        }
-    }
-
-    /// Records `position` under `hash` (its key must not be indexed yet).
-    @inline(__always)
-    func insert(_ position: Int, hash: UInt64) {
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        if wide {
-            let slots = self.slots.assumingMemoryBound(to: UInt64.self)
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(position + 1)
-        } else {
-            let slots = self.slots.assumingMemoryBound(to: UInt32.self)
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = UInt32(truncatingIfNeeded: hash >> 56) << 24 | UInt32(position + 1)
         }
     }
 
