@@ -289,7 +289,8 @@ public final class Daemon {
     /// is full and resumes when it drains; settles lagging subscriptions.
     func flush(_ client: ClientConnection) {
         guard client.flush() else { return disconnect(client, reason: "write failed") }
-        if images.made > 0 {
+        // Only a flush that handed out images has anything to trim or count.
+        if images.takeHandedOut() {
             images.trim(to: core.configuration.sharedImages)
             core.counters["images-made"] = images.made
         }

@@ -22,6 +22,8 @@ final class ImageShelf {
     private var tick: UInt64 = 0
     /// Images made since start (a `status` counter).
     private(set) var made: UInt64 = 0
+    /// Whether descriptors were handed out since `takeHandedOut` last said so.
+    private var handedOut = false
 
     deinit {
         for image in kept.values { close(image.descriptor) }
@@ -33,6 +35,7 @@ final class ImageShelf {
     /// not close them); nil when one could not be made (out of memory or
     /// descriptors), with none of them kept open for it.
     func descriptors(for images: [AttachedImage]) -> [Int32]? {
+        handedOut = true
         var descriptors: [Int32] = []
         for image in images {
             // One tick an image: of a reply's images, the later ones count as asked for more recently.
@@ -49,6 +52,12 @@ final class ImageShelf {
             descriptors.append(descriptor)
         }
         return descriptors
+    }
+
+    /// Whether images were handed out since the last call (then: trim, count).
+    func takeHandedOut() -> Bool {
+        defer { handedOut = false }
+        return handedOut
     }
 
     /// Closes the images asked for least recently until at most `capacity` are kept.
