@@ -1,62 +1,120 @@
-/// The index of a materialized table: each slot holds the entry itself
-/// (strings made once) beside where its key's bytes are, so that a hit
+import Synchronization
+
+/// The index of a materialized table: each slot holds an entry itself
+/// (its strings made once) beside where its key's bytes are, so that a hit
 /// touches the slot, the key's bytes and the returned string — nothing
 /// else. What a client that looks up often wants; a daemon's tables do
-/// without (about 24 bytes a slot).
-struct MaterializedIndex: Sendable {
-    /// `key` is 0 for an empty slot; else the key's offset in the text
-    /// (32 bits), its length (23 bits), an occupied bit and 8 bits of its
-    /// hash at the top.
-    struct Slot: Sendable {
-        var key: UInt64
-        var entry: Entry?
-    }
+/// without.
+///
+/// Filled as keys are first looked up, not when the table is
+/// materialized: a process pays for the entries it answers with, and the
+/// slots' pages it never touches stay the kernel's zero page. Lookups from
+/// any thread fill it together without a lock: a slot goes from empty to
+/// claimed for a key (one compare-and-exchange; slots are never emptied or
+/// reused, so a probe that passes a slot never has to look back), the
+/// claimer writes the entry and then marks it made. A lookup that meets a
+/// slot still being made builds its entry itself rather than wait.
+final class MaterializedIndex: @unchecked Sendable {
+    /// A power of two of slots of `stride` bytes: a key word, then the entry.
+    private let slots: UnsafeMutableRawPointer
+    private let mask: Int
+    private let byteCount: Int
+    /// Whether `slots` is its own anonymous mapping (else `calloc`'s).
+    private let isMapping: Bool
 
-    /// A power of two of them (the only stored property: a table stays 16 bytes).
-    private let slots: [Slot]
-    private static let occupied: UInt64 = 1 << 55
-    private static let longestKey = 1 << 23 - 1
+    /// The key word: 0 for an empty slot; else the key's offset in the text
+    /// (32 bits), its length (22 bits), the slot's state (2 bits) and 8
+    /// bits of its hash at the top.
+    private static let lengthMask: UInt64 = 1 << 22 - 1
+    private static let stateMask: UInt64 = 3 << 54
+    private static let claimed: UInt64 = 1 << 54
+    private static let made: UInt64 = 2 << 54
+    /// Keys longer than this are looked up the plain way.
+    private static let longestKey = Int(lengthMask)
+    private static let stride = (MemoryLayout<UInt64>.size + MemoryLayout<Entry>.stride + 7) & ~7
+    /// From this size on the slots get a mapping of their own, whose pages
+    /// cost nothing until touched (`calloc` does not promise that).
+    private static let mappingThreshold = 64 << 10
 
-    /// The index of `table`, or nil when a key is too long to be placed
-    /// (8 MiB or more: such a table is looked up the plain way).
-    init?(_ table: Table) {
+    /// An empty index for `table` (nothing is made until looked up).
+    init(_ table: Table) {
         let slotCount = TableStorage.slotCount(for: table.count)
-        var slots = [Slot](repeating: Slot(key: 0, entry: nil), count: slotCount)
-        let mask = slotCount - 1
-        let placed: Bool = table.storage.withIndex { index in
-            for position in 0..<table.count {
-                let record = index.records[position]
-                guard Int(record.keyLength) <= Self.longestKey else { return false }
-                let hash = index.hash(ofKeyAt: position)
-                var slot = Int(truncatingIfNeeded: hash) & mask
-                while slots[slot].key != 0 { slot = (slot + 1) & mask }
-                slots[slot] = Slot(key: UInt64(record.keyOffset) | UInt64(record.keyLength) << 32 | Self.occupied | (hash & 0xFF00_0000_0000_0000),
-                                   entry: table.entry(at: position))
-            }
-            return true
+        mask = slotCount - 1
+        byteCount = slotCount * Self.stride
+        if byteCount >= Self.mappingThreshold,
+           let mapping = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapping != MAP_FAILED {
+            slots = mapping
+            isMapping = true
+        } else {
+            guard let memory = calloc(slotCount, Self.stride) else { fatalError("out of memory for \(slotCount) slots") }
+            slots = memory
+            isMapping = false
         }
-        guard placed else { return nil }
-        self.slots = slots
     }
 
-    /// The entry whose key is `key` (whose hash is `hash`), with the
-    /// table's text at `text`; nil when absent.
-    @inline(__always)
-    func entry(forKey key: UnsafeRawBufferPointer, hash: UInt64, text: UnsafePointer<UInt8>) -> Entry? {
-        let tag = hash >> 56
-        return slots.withUnsafeBufferPointer { slots in
-            let mask = slots.count - 1
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while true {
-                let word = slots[slot].key
-                if word == 0 { return nil }
-                if word >> 56 == tag, Int(word >> 32 & 0x7F_FFFF) == key.count,
-                   key.count == 0 || memcmp(text + Int(UInt32(truncatingIfNeeded: word)), key.baseAddress!, key.count) == 0 {
-                    return slots[slot].entry
-                }
-                slot = (slot + 1) & mask
-            }
+    deinit {
+        for slot in 0...mask where word(slot).pointee.load(ordering: .acquiring) & Self.stateMask == Self.made {
+            _ = entryPointer(slot).move()
         }
+        if isMapping { munmap(slots, byteCount) } else { free(slots) }
+    }
+
+    /// The entry made for `key` (whose hash is `hash`, with the table's text
+    /// at `text`), or nil when none is made: not looked up yet, being made,
+    /// or not in the table (then `make` says which). A hit's whole path.
+    @inline(__always)
+    func madeEntry(forKey key: UnsafeRawBufferPointer, hash: UInt64, text: UnsafePointer<UInt8>) -> Entry? {
+        let tag = hash >> 56
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let word = self.word(slot).pointee.load(ordering: .acquiring)
+            if word == 0 { return nil }
+            if word >> 56 == tag, Int(word >> 32 & Self.lengthMask) == key.count,
+               key.count == 0 || memcmp(text + Int(UInt32(truncatingIfNeeded: word)), key.baseAddress!, key.count) == 0 {
+                return word & Self.stateMask == Self.made ? entryPointer(slot).pointee : nil
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// The entry for `key` (whose hash in `index` is `hash`) when `madeEntry`
+    /// had none, made and kept; nil when `index` has no such key. Made from
+    /// `index` and `storage`'s rich entries.
+    @inline(never)
+    func make(forKey key: UnsafeRawBufferPointer, hash: UInt64, in index: TableIndex, of storage: TableStorage) -> Entry? {
+        guard let position = index.find(key, hash: hash) else { return nil }
+        guard key.count <= Self.longestKey else { return index.entry(at: position, rich: storage) }
+        let tag = hash >> 56
+        let keyWord = UInt64(index.records[position].keyOffset) | UInt64(key.count) << 32 | tag << 56
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let word = self.word(slot).pointee.load(ordering: .acquiring)
+            if word == 0 {
+                let (exchanged, _) = self.word(slot).pointee.compareExchange(
+                    expected: 0, desired: keyWord | Self.claimed, ordering: .relaxed)
+                // Taken first (for this key or another): look at the slot again.
+                guard exchanged else { continue }
+                let entry = index.entry(at: position, rich: storage)
+                entryPointer(slot).initialize(to: entry)
+                self.word(slot).pointee.store(keyWord | Self.made, ordering: .releasing)
+                return entry
+            }
+            if word & ~Self.stateMask == keyWord {
+                // Made meanwhile, or being made by another thread (which is not waited for).
+                return word & Self.stateMask == Self.made ? entryPointer(slot).pointee : index.entry(at: position, rich: storage)
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    @inline(__always)
+    private func word(_ slot: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (slots + slot * Self.stride).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    @inline(__always)
+    private func entryPointer(_ slot: Int) -> UnsafeMutablePointer<Entry> {
+        (slots + slot * Self.stride + MemoryLayout<UInt64>.size).assumingMemoryBound(to: Entry.self)
     }
 }
 

@@ -6,12 +6,12 @@
 /// text plus about 22 bytes an entry. Keys compare by their UTF-8 bytes, as
 /// CoreFoundation compares them (no Unicode normalisation). A lookup builds
 /// its `String` from those bytes; a table that is looked up much (a
-/// client's) can be `materialized()` so that lookups return stored values
-/// and allocate nothing.
+/// client's) can be `materialized()` so that each entry is made once, on
+/// its first lookup, and later lookups return it and allocate nothing.
 public struct Table: Sendable {
     /// Immutable once made (see `TableStorage`).
     nonisolated(unsafe) let storage: TableStorage
-    /// Set when materialized: the entries, made once, in an index of their own.
+    /// Set when materialized: the entries looked up so far, made once, in an index of their own.
     private let materializedIndex: MaterializedIndex?
 
     /// The empty table.
@@ -39,13 +39,19 @@ public struct Table: Sendable {
         self.materializedIndex = materializedIndex
     }
 
-    /// The entry for `key`, or nil. Allocates only for a value that is not
-    /// materialized and too long to be stored inline in a `String`.
+    /// The entry for `key`, or nil. Allocates only for a value too long to
+    /// be stored inline in a `String`, and in a materialized table only the
+    /// first time `key` is looked up.
     @inline(__always)
     public subscript(key: String) -> Entry? {
-        if let materializedIndex {
+        if materializedIndex != nil {
+            // (Read through `self`, not bound to a local: a binding costs a retain and a release a lookup.)
             return withBytes(of: key) { bytes in
-                storage.withIndex { materializedIndex.entry(forKey: bytes, hash: $0.hash(bytes), text: $0.text) }
+                storage.withIndex { index in
+                    let hash = index.hash(bytes)
+                    return materializedIndex.unsafelyUnwrapped.madeEntry(forKey: bytes, hash: hash, text: index.text)
+                        ?? materializedIndex.unsafelyUnwrapped.make(forKey: bytes, hash: hash, in: index, of: storage)
+                }
             }
         }
         guard let position = position(ofKey: key) else { return nil }
@@ -79,8 +85,9 @@ public struct Table: Sendable {
     /// Whether the table reads an image in place (`TableImage`) rather than memory of its own.
     public var isMapped: Bool { storage.isMapped }
 
-    /// This table with its values made once, so that lookups allocate
-    /// nothing: for a table looked up often (a client's).
+    /// This table with each entry made once, when it is first looked up, so
+    /// that later lookups allocate nothing: for a table looked up often (a
+    /// client's). Cheap to make: nothing is made until looked up.
     public func materialized() -> Table {
         if materializedIndex != nil || isEmpty { return self }
         return Table(storage: storage, materializedIndex: MaterializedIndex(self))
@@ -138,11 +145,7 @@ public struct Table: Sendable {
     /// The entry at `position`.
     @inline(__always)
     func entry(at position: Int) -> Entry {
-        return storage.withIndex { index in
-            let record = index.records[position]
-            if record.isRich { return storage.rich[Int(record.valueOffset)] }
-            return Entry(text: String(decoding: index.valueBytes(position), as: UTF8.self))
-        }
+        storage.withIndex { $0.entry(at: position, rich: storage) }
     }
 
     /// Whether the entry at `position` equals `other`'s at `otherPosition`,

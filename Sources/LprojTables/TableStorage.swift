@@ -218,6 +218,15 @@ struct TableIndex {
         return UnsafeRawBufferPointer(start: text + Int(record.valueOffset), count: Int(record.valueLength))
     }
 
+    /// The entry at `position`, made: a plain value's string from its bytes,
+    /// a rich one from `storage`'s rich entries.
+    @inline(__always)
+    func entry(at position: Int, rich storage: TableStorage) -> Entry {
+        let record = records[position]
+        if record.isRich { return storage.rich[Int(record.valueOffset)] }
+        return Entry(text: String(decoding: valueBytes(position), as: UTF8.self))
+    }
+
     @inline(__always)
     func hash(ofKeyAt position: Int) -> UInt64 {
         TableHash.hash(keyBytes(position), seed: seed)

@@ -12,8 +12,8 @@ let help = """
             with LprojTables and with Foundation's PropertyListSerialization, in
             N alternating rounds (default 25) of at least 0.3 s CPU time each;
             prints the best round's MB/s for both, the ratio, whether the
-            values are identical, and LprojTables' rate when every value is
-            also made a String (as a client's materialized table).
+            values are identical, and LprojTables' rate when every key and
+            value is also made a String (as a client's table looked up once each).
             --profile-lprojd runs only LprojTables for 5 s (for perf), printing nothing.
       latency [--saves N] [--keys N] [--interval-ms MS] [--json]
             save → subscriber latency of a real lprojd beside inotifywait -m

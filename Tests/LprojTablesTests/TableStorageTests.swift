@@ -1,5 +1,6 @@
 import Foundation
 import LprojTestSupport
+import Synchronization
 import XCTest
 @testable import LprojTables
 
@@ -32,6 +33,42 @@ final class TableStorageTests: XCTestCase {
                 XCTAssertEqual(table.entries, entries)
             }
             XCTAssertEqual(duplicates, [])
+        }
+    }
+
+    /// A materialized table makes each entry on its first lookup: threads
+    /// that look up the same fresh table at once, each in its own order, with
+    /// misses between, all get every entry right — the first time and from
+    /// what was made; a key too long for the made index is looked up the
+    /// plain way.
+    func testMaterializedEntriesAreMadeOnFirstLookupFromAnyThread() {
+        var generator = SplitMix64(seed: 0x1A2F)
+        var entries: [String: Entry] = [:]
+        for index in 0..<5_000 {
+            entries["key.\(index).\(Self.randomText(&generator))"] = index % 7 == 0
+                ? Entry(value: .plural(["one": .text("1"), "other": .text(Self.randomText(&generator))]))
+                : Entry(text: Self.randomText(&generator) + String(repeating: "é", count: index % 20))
+        }
+        let longKey = String(repeating: "k", count: 5 << 20)
+        entries[longKey] = Entry(text: "long")
+        let keys = Array(entries.keys), expected = entries
+        for round in 0..<4 {
+            let table = Table(entries).materialized()
+            let orders = (0..<8).map { _ in keys.shuffled(using: &generator) }
+            let wrong = Mutex(0)
+            DispatchQueue.concurrentPerform(iterations: orders.count) { thread in
+                var mistakes = 0
+                for pass in 0..<2 {
+                    for (index, key) in orders[thread].enumerated() {
+                        if table[key] != expected[key] { mistakes += 1 }
+                        if index % 50 == 0, table["absent.\(thread).\(pass).\(index)"] != nil { mistakes += 1 }
+                    }
+                }
+                wrong.withLock { $0 += mistakes }
+            }
+            XCTAssertEqual(wrong.withLock { $0 }, 0, "round \(round)")
+            XCTAssertEqual(table[longKey]?.text, "long")
+            XCTAssertEqual(table.entries, entries)
         }
     }
 
