@@ -24,21 +24,28 @@ final class LiveSnapshot: Sendable {
     /// The views made, by search list: headers that come to the same chain
     /// share one view (1,000 headers, 20 views: what a request touches stays in cache).
     private let viewsBySearchList = Mutex<[ExactName: LiveBundle.Localization]>([:])
+    /// The plans views were made with, shared with the snapshots before and after this one while the localizations are the same.
+    private let plans: SearchPlanCache
     /// At most this many cached views (a hostile header cannot grow memory; past it the cache starts over).
     static let viewLimit = 1024
 
     init(tables: [String: LocalizationTables], selection: String?, systemPreferences: [String], development: String?,
-         developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog? = nil) {
+         developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog? = nil, plans: SearchPlanCache? = nil) {
         self.tables = tables
         self.selection = selection
         self.developmentFallback = developmentFallback
         self.bundlePath = bundlePath
         self.misses = misses
-        preferences = selection.map { [$0] } ?? systemPreferences
-        let development = development ?? BundleLookup.defaultDevelopment(available: Array(tables.keys))
+        let preferences = selection.map { [$0] } ?? systemPreferences
+        self.preferences = preferences
+        let localizations = Set(tables.keys)
+        let development = development ?? BundleLookup.defaultDevelopment(available: Array(localizations))
         self.development = development
-        active = Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
-                           developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
+        let plans = plans?.reused(for: localizations, development: development)
+            ?? SearchPlanCache(localizations: localizations, development: development)
+        self.plans = plans
+        active = Self.view(of: tables, preferences: preferences, excluding: nil, plan: plans, key: SearchPlanCache.key(preferences: preferences),
+                           development: development, developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
 
     var searchList: [String] { active.searchList }
@@ -48,13 +55,13 @@ final class LiveSnapshot: Sendable {
     /// The same tables with another selection.
     func selecting(_ selection: String?, systemPreferences: [String]) -> LiveSnapshot {
         LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
-                     developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
+                     developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses, plans: plans)
     }
 
     /// The same selection with other tables.
     func replacing(tables: [String: LocalizationTables], systemPreferences: [String]) -> LiveSnapshot {
         LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
-                     developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
+                     developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses, plans: plans)
     }
 
     /// The entry for `key` in the active view (see `Localization.entry`).
@@ -66,14 +73,15 @@ final class LiveSnapshot: Sendable {
     /// The view an `Accept-Language` header asks for (made here; `LiveCore` caches it by header while this state lasts).
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
         let accepted = AcceptLanguage(header)
-        return shared(Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, development: development,
+        return shared(Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, plan: plans,
+                                key: SearchPlanCache.key(acceptLanguage: header), development: development,
                                 developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 
     /// The view a list of preferences asks for (made here; cached by `LiveCore`).
     func view(preferences: [String]) -> LiveBundle.Localization {
-        shared(Self.view(of: tables, preferences: preferences, excluding: nil, development: development,
-                         developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
+        shared(Self.view(of: tables, preferences: preferences, excluding: nil, plan: plans, key: SearchPlanCache.key(preferences: preferences),
+                         development: development, developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 
     /// The view already made for the same search list, else `made`.
@@ -87,18 +95,28 @@ final class LiveSnapshot: Sendable {
         }
     }
 
-    /// The view `preferences` ask for; the localizations it searches are read now if no view needed them before.
-    private static func view(of tables: [String: LocalizationTables], preferences: [String], excluding: AcceptLanguage?, development: String?,
-                             developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog?) -> LiveBundle.Localization {
+    /// The view `preferences` ask for (its plan `plans`' for `key`, made if none is kept); the localizations it searches are
+    /// read now if no view needed them before.
+    private static func view(of tables: [String: LocalizationTables], preferences: [String], excluding: AcceptLanguage?, plan plans: SearchPlanCache,
+                             key: ExactName, development: String?, developmentFallback: Bool, bundlePath: String,
+                             misses: LiveBundle.MissLog?) -> LiveBundle.Localization {
         // A pseudolanguage asked for by name is derived from the development tables of this snapshot: it follows every edit.
         var needed: [String: [String: Table]] = [:]
-        if let development, let source = tables[development],
-           preferences.contains(where: { Pseudolanguage(tag: $0) != nil && tables[$0] == nil }) {
-            needed = Pseudolanguage.adding(for: preferences, to: [development: source.tables], development: development)
+        func derivePseudolanguages() {
+            if let development, let source = tables[development] {
+                needed = Pseudolanguage.adding(for: preferences, to: [development: source.tables], development: development)
+            }
         }
-        let plan = SearchPlan(preferences: preferences, available: Array(Set(tables.keys).union(needed.keys)), development: development) {
-            excluding?.excludes($0) ?? false
+        let planned = plans.plan(for: key) {
+            let asks = preferences.contains { Pseudolanguage(tag: $0) != nil && tables[$0] == nil }
+            if asks { derivePseudolanguages() }
+            let plan = SearchPlan(preferences: preferences, available: Array(Set(tables.keys).union(needed.keys)), development: development) {
+                excluding?.excludes($0) ?? false
+            }
+            return SearchPlanCache.Planned(plan: plan, asksForPseudolanguages: asks)
         }
+        if planned.asksForPseudolanguages, needed.isEmpty { derivePseudolanguages() }
+        let plan = planned.plan
         let chain = plan.searchList + (developmentFallback ? development.map { [$0] } ?? [] : [])
         LocalizationTables.read(chain.compactMap { needed[$0] == nil ? tables[$0] : nil })
         for localization in chain where needed[localization] == nil { needed[localization] = tables[localization]?.tables }

@@ -21,6 +21,8 @@ final class MaterializedIndex: @unchecked Sendable {
     private let byteCount: Int
     /// Whether `slots` is its own anonymous mapping (else `calloc`'s).
     private let isMapping: Bool
+    /// How many entries are made: what `deinit` looks for (a table hardly looked up is not walked through).
+    private let madeCount = Atomic(0)
 
     /// The key word: 0 for an empty slot; else the key's offset in the text
     /// (32 bits), its length (22 bits), the slot's state (2 bits) and 8
@@ -53,8 +55,14 @@ final class MaterializedIndex: @unchecked Sendable {
     }
 
     deinit {
-        for slot in 0...mask where word(slot).pointee.load(ordering: .acquiring) & Self.stateMask == Self.made {
-            _ = entryPointer(slot).move()
+        var left = madeCount.load(ordering: .acquiring)
+        var slot = 0
+        while left > 0, slot <= mask {
+            if word(slot).pointee.load(ordering: .acquiring) & Self.stateMask == Self.made {
+                _ = entryPointer(slot).move()
+                left -= 1
+            }
+            slot += 1
         }
         if isMapping { munmap(slots, byteCount) } else { free(slots) }
     }
@@ -97,6 +105,7 @@ final class MaterializedIndex: @unchecked Sendable {
                 let entry = index.entry(at: position, rich: storage)
                 entryPointer(slot).initialize(to: entry)
                 self.word(slot).pointee.store(keyWord | Self.made, ordering: .releasing)
+                madeCount.add(1, ordering: .releasing)
                 return entry
             }
             if word & ~Self.stateMask == keyWord {

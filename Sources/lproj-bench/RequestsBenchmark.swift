@@ -90,24 +90,28 @@ enum RequestsBenchmark {
         let allocations = Double(lproj_allocation_count() - before) / Double(headers.count)
         withExtendedLifetime(sink) {}
         let ratio = best.requests / best.plain
+        // What resolving the header costs on top of the same lookups in the same views (issue 24: ≤ 1.15×).
+        let resolutionRatio = best.requests / best.sameViews
         let distinct = Set(headers.map { bundle.localization(acceptLanguage: $0).language ?? "" }).count
         struct Result: Encodable { var headers: Int; var languagesChosen: Int; var requestNanoseconds: Double; var plainNanoseconds: Double
-            var ratio: Double; var allocationsPerRequest: Double }
+            var ratio: Double; var sameViewsNanoseconds: Double; var resolutionRatio: Double; var allocationsPerRequest: Double }
         let result = Result(headers: headers.count, languagesChosen: distinct, requestNanoseconds: best.requests * 1e9,
-                            plainNanoseconds: best.plain * 1e9, ratio: ratio, allocationsPerRequest: allocations)
+                            plainNanoseconds: best.plain * 1e9, ratio: ratio, sameViewsNanoseconds: best.sameViews * 1e9,
+                            resolutionRatio: resolutionRatio, allocationsPerRequest: allocations)
         if arguments.has("json") {
             Console.out((try? CanonicalJSON.text(encoding: result)) ?? "{}")
             return
         }
-        let met = ratio <= 1.5 && allocations == 0
+        let met = ratio <= 1.5 && resolutionRatio <= 1.15 && allocations == 0
         Console.out("""
             requests: \(headers.count) distinct Accept-Language headers (\(distinct) localizations chosen), 5 lookups each, \
             CPU time per request (best of \(rounds) rounds, header cache warm)
               per-request view + 5 lookups: \(Measure.format(best.requests * 1e9, 0)) ns | 5 lookups on bundle.current: \
             \(Measure.format(best.plain * 1e9, 0)) ns | \(Measure.format(ratio, 2))× | \(Measure.format(allocations, 2)) allocations per request
               of which: resolving the header alone \(Measure.format(best.resolving * 1e9, 0)) ns; the 5 lookups in each request's own \
-            view, already resolved, \(Measure.format(best.sameViews * 1e9, 0)) ns
-              goal: ≤ 1.5× the plain lookups, no allocation per request on a cached header — \(met ? "met" : "NOT met")
+            view, already resolved, \(Measure.format(best.sameViews * 1e9, 0)) ns (requests \(Measure.format(resolutionRatio, 2))× that)
+              goal: ≤ 1.5× the plain lookups, ≤ 1.15× the same lookups already resolved, no allocation per request on a \
+            cached header — \(met ? "met" : "NOT met")
             """)
     }
 
@@ -140,7 +144,9 @@ enum RequestsBenchmark {
         Generates a bundle of 20 localizations of 2,000 keys and N distinct
         Accept-Language headers (default 1,000). Times a request — the header
         resolved to a view (bundle.localization(acceptLanguage:)), then 5
-        lookups in it — beside the same 5 lookups on bundle.current, with the
-        header cache warm, and counts heap allocations per request.
+        lookups in it — beside the same 5 lookups on bundle.current, and beside
+        the same 5 lookups in the same views resolved before timing (what
+        resolving costs apart from the languages), with the header cache warm;
+        counts heap allocations per request.
         """
 }

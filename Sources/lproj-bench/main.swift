@@ -24,6 +24,7 @@ let help = """
             Foundation.Bundle and a bare dictionary
       requests [--headers N] [--json]
             a request's Accept-Language resolved to a view + 5 lookups, beside 5 lookups on bundle.current
+            and beside the same 5 lookups in the same views already resolved
       crawl [--bundles N] [--json]
             time to ready and memory on 50,000 tables, beside a plain read of the files
       edit [--keys N] [--rounds N] [--saves N] [--json]
@@ -34,7 +35,7 @@ let help = """
       catalog [--rounds N] [--json] [CATALOG]
             compiling a String Catalog (default: the corpus's) into every language's
             tables, beside parsing it, and JSONSerialization reading it
-      workers [--workers N] [--languages N] [--keys N] [--serves N] [--rounds N] [--json]
+      workers [--workers N] [--languages N] [--keys N] [--serves N] [--rounds N] [--saves N] [--json]
             N processes of one service starting at once: each parsing the whole bundle,
             LiveBundle reading what its views need, LiveBundle mapping lprojd's images
       deploy [--bundles N] [--json]

@@ -100,6 +100,34 @@ final class ViewTests: XCTestCase {
         XCTAssertFalse(first === bundle.localization(acceptLanguage: "zh-TW"))
     }
 
+    /// A view's languages are matched once for a set of localizations: a
+    /// new snapshot for an edited table answers from the new table with the
+    /// same choice, and a snapshot whose localizations differ matches again
+    /// (one gone, one added, the development language changed with them).
+    func testLanguagesAreMatchedAgainWhenTheLocalizationsChange() throws {
+        let bundle = try make(environment: ["LANG": "de_CH.UTF-8"])
+        let header = "de-CH, fr;q=0.5"
+        func which(_ view: LiveBundle.Localization) -> String { view.localizedString(forKey: "which", value: nil, table: nil) }
+        XCTAssertEqual(which(bundle.localization(acceptLanguage: header)), "de")
+        XCTAssertEqual(bundle.language, "de")
+
+        var tables = Dictionary(uniqueKeysWithValues: ["en", "fr-FR", "de"].map { ($0, ["Localizable": Table(strings: ["which": $0])]) })
+        tables["de"] = ["Localizable": Table(strings: ["which": "de, edited"])]
+        bundle.core.replaceTables(tables)
+        XCTAssertEqual(which(bundle.localization(acceptLanguage: header)), "de, edited")
+        XCTAssertEqual(bundle.localizedString(forKey: "which", value: nil, table: nil), "de, edited")
+
+        tables["de"] = nil
+        bundle.core.replaceTables(tables)
+        XCTAssertEqual(which(bundle.localization(acceptLanguage: header)), "fr-FR")
+        XCTAssertEqual(bundle.language, "en", "no German left: the system's de-CH falls to the development language")
+
+        tables["de-CH"] = ["Localizable": Table(strings: ["which": "de-CH"])]
+        bundle.core.replaceTables(tables)
+        XCTAssertEqual(which(bundle.localization(acceptLanguage: header)), "de-CH")
+        XCTAssertEqual(bundle.language, "de-CH")
+    }
+
     /// `<lang>.lproj/<name>` through the chain, then `Base.lproj`, then the
     /// bundle directory; after `setLanguage`, through `foundationBundle`, and
     /// per request. Looked for on disk: added files are seen at once.
