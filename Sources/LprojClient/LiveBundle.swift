@@ -209,10 +209,11 @@ public final class LiveBundle: Sendable {
         } catch {
             throw Failure(description: "cannot persist the language: \(error)")
         }
-        core.select(selection)
+        // Queued before it is made here: an announcement of an older selection that comes meanwhile is then not applied.
         if let app, let connection {
             connection.publishSelection(app: app, language: language)
         }
+        core.select(selection)
     }
 
     /// Calls `handler` (on the thread that made the change) after every swap,

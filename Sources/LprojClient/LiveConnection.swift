@@ -165,8 +165,8 @@ final class LiveConnection: Sendable {
         case LanguageSelected.name:
             let selected = try event.decode(LanguageSelected.self)
             guard selected.app == app else { return selected.clock }
-            try? core.choice.save(selected.language)
-            core.select(selected.language)
+            // A selection made here and not sent yet is newer than any announcement (`setLanguage` queues it first).
+            core.selectAnnounced(selected.language) { !outbox.withLock { $0.isEmpty } }
             return selected.clock
         case LocalizationRemoved.name:
             let removed = try event.decode(LocalizationRemoved.self)

@@ -15,7 +15,7 @@ final class LiveCore: Sendable {
     /// away, as the active view is.
     private struct Current {
         var snapshot: LiveSnapshot
-        var views: [ExactName: LiveBundle.Localization] = [:]
+        var views = RequestViews(limit: LiveSnapshot.viewLimit)
     }
 
     private let current: Mutex<Current>
@@ -68,28 +68,27 @@ final class LiveCore: Sendable {
 
     /// The view for an `Accept-Language` header, made once per header while the snapshot lasts.
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
-        view(for: ExactName(header)) { $0.view(acceptLanguage: header) }
+        view(for: header) { $0.view(acceptLanguage: header) }
     }
 
     /// The view for a list of preferences, made once per list while the snapshot lasts.
     func view(preferences: [String]) -> LiveBundle.Localization {
-        view(for: ExactName("\u{0}" + preferences.joined(separator: "\u{0}"))) { $0.view(preferences: preferences) }
+        view(for: "\u{0}" + preferences.joined(separator: "\u{0}")) { $0.view(preferences: preferences) }
     }
 
     /// How many request views are cached now (for tests).
     var cachedViewCount: Int { current.withLock { $0.views.count } }
 
-    private func view(for key: ExactName, make: (LiveSnapshot) -> LiveBundle.Localization) -> LiveBundle.Localization {
-        if let cached = current.withLock({ $0.views[key] }) { return cached }
+    private func view(for key: String, make: (LiveSnapshot) -> LiveBundle.Localization) -> LiveBundle.Localization {
+        // Hashed before the lock is taken: the lock is held for the probe alone.
+        let hash = RequestViews.hash(key)
+        if let cached = current.withLock({ $0.views.view(for: key, hash: hash) }) { return cached }
         let snapshot = self.snapshot
         let made = make(snapshot)
         return current.withLock { state in
             // Kept only for the snapshot it was made from; two requests for one key share the first view made.
             guard state.snapshot === snapshot else { return made }
-            if let existing = state.views[key] { return existing }
-            if state.views.count >= LiveSnapshot.viewLimit { state.views.removeAll(keepingCapacity: true) }
-            state.views[key] = made
-            return made
+            return state.views.keep(made, for: key, hash: hash)
         }
     }
 
@@ -114,9 +113,26 @@ final class LiveCore: Sendable {
 
     /// Selects `language` for this process now (nil: the system's).
     func select(_ language: String?) {
+        select(language, unless: { false })
+    }
+
+    /// Selects and persists `language`, as the daemon announced it, unless
+    /// `superseded` says this process has selected one since (asked under
+    /// the lock every selection takes: a local selection queued before it is
+    /// asked is never undone by an older announcement).
+    func selectAnnounced(_ language: String?, unless superseded: () -> Bool) {
+        select(language) {
+            if superseded() { return true }
+            try? choice.save(language)
+            return false
+        }
+    }
+
+    private func select(_ language: String?, unless superseded: () -> Bool) {
         let preferences = systemPreferences
         update { old in
-            old.selection == language ? nil : (old.selecting(language, systemPreferences: preferences), [:])
+            if superseded() { return nil }
+            return old.selection == language ? nil : (old.selecting(language, systemPreferences: preferences), [:])
         }
     }
 

@@ -180,49 +180,72 @@ enum UTF8Validation {
 
     /// The offset of the first byte at or after `start` that does not begin a
     /// well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates).
+    ///
+    /// ASCII goes eight bytes a step; a two- or three-byte character (most
+    /// non-Latin text) is checked in one 32-bit word by its bit pattern, and
+    /// the next character is looked at directly; only four-byte characters,
+    /// errors and the last three bytes take the byte-by-byte path.
     static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         let count = bytes.count
+        guard let base = bytes.baseAddress else { return nil }
+        let raw = UnsafeRawPointer(base)
         var index = start
         while index < count {
             // Skip ASCII eight bytes at a time.
-            while index + 8 <= count {
-                let word = UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 != 0 { break }
+            while index + 8 <= count, raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
                 index += 8
             }
-            guard index < count else { return nil }
-            let lead = bytes[index]
-            if lead < 0x80 { index += 1; continue }
-            func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
-                index + offset < count && bytes[index + offset] >= low && bytes[index + offset] <= high
+            while index < count, base[index] < 0x80 { index += 1 }
+            // Multi-byte characters, one after another, while a whole word can be read.
+            while index + 4 <= count {
+                let word = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+                if word & 0x80 == 0 { break }
+                if word & 0xC0E0 == 0x80C0 {
+                    // 110xxxxx 10xxxxxx, not an overlong C0 or C1.
+                    guard word & 0x1E != 0 else { return index }
+                    index += 2
+                } else if word & 0xC0_C0F0 == 0x80_80E0 {
+                    // 1110xxxx 10xxxxxx 10xxxxxx: E0 needs a second byte ≥ A0 (not overlong), ED one < A0 (not a surrogate).
+                    let bits = word & 0x200F
+                    guard bits != 0, bits != 0x200D else { return index }
+                    index += 3
+                } else {
+                    guard let length = sequenceLength(in: bytes, at: index) else { return index }
+                    index += length
+                }
             }
-            switch lead {
-            case 0xC2...0xDF:
-                guard continuation(1) else { return index }
-                index += 2
-            case 0xE0:
-                guard continuation(1, 0xA0), continuation(2) else { return index }
-                index += 3
-            case 0xE1...0xEC, 0xEE...0xEF:
-                guard continuation(1), continuation(2) else { return index }
-                index += 3
-            case 0xED:
-                guard continuation(1, 0x80, 0x9F), continuation(2) else { return index }
-                index += 3
-            case 0xF0:
-                guard continuation(1, 0x90), continuation(2), continuation(3) else { return index }
-                index += 4
-            case 0xF1...0xF3:
-                guard continuation(1), continuation(2), continuation(3) else { return index }
-                index += 4
-            case 0xF4:
-                guard continuation(1, 0x80, 0x8F), continuation(2), continuation(3) else { return index }
-                index += 4
-            default:
-                return index
+            if index < count, base[index] >= 0x80 {
+                guard let length = sequenceLength(in: bytes, at: index) else { return index }
+                index += length
             }
         }
         return nil
+    }
+
+    /// The length of the well-formed sequence whose lead byte (≥ 0x80) is at `index`, or nil.
+    private static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        let count = bytes.count
+        func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+            index + offset < count && bytes[index + offset] >= low && bytes[index + offset] <= high
+        }
+        switch bytes[index] {
+        case 0xC2...0xDF:
+            return continuation(1) ? 2 : nil
+        case 0xE0:
+            return continuation(1, 0xA0) && continuation(2) ? 3 : nil
+        case 0xE1...0xEC, 0xEE...0xEF:
+            return continuation(1) && continuation(2) ? 3 : nil
+        case 0xED:
+            return continuation(1, 0x80, 0x9F) && continuation(2) ? 3 : nil
+        case 0xF0:
+            return continuation(1, 0x90) && continuation(2) && continuation(3) ? 4 : nil
+        case 0xF1...0xF3:
+            return continuation(1) && continuation(2) && continuation(3) ? 4 : nil
+        case 0xF4:
+            return continuation(1, 0x80, 0x8F) && continuation(2) && continuation(3) ? 4 : nil
+        default:
+            return nil
+        }
     }
 
     /// Appends the UTF-8 form of `scalar` (which must be a valid scalar value).

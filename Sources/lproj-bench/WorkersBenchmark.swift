@@ -106,6 +106,9 @@ enum WorkersBenchmark {
                 lookups.append(Double(worker.readLine(expecting: "lookups").split(separator: " ")[1]) ?? .nan)
             }
             var saves: [Double] = []
+            if mode == .whole {
+                saves = floorSaves(saveCount, workers: workers, bundle: bundle)
+            }
             if mode == .shared || mode == .unshared {
                 let key = "screen0.label_0"
                 let original = (try? String(contentsOfFile: bundle + "/fr.lproj/Localizable.strings", encoding: .utf8)) ?? ""
@@ -124,6 +127,38 @@ enum WorkersBenchmark {
             for worker in workers { worker.finish() }
             return Round(firstLookupSeconds: first, lookupNanoseconds: lookups, pssBytes: zip(before, after).map { $1.pss - $0.pss },
                          privateBytes: zip(before, after).map { $1.own - $0.own }, saveSeconds: saves, daemonSeconds: daemonSeconds)
+        }
+
+        /// The floor of a save reaching every worker: the same table saved the
+        /// same way (in a directory of its own, outside lprojd's roots), seen
+        /// with inotify, and a line written to each worker by a plain loop;
+        /// each worker answers as it does on a change. Per save, until the last worker answered.
+        static func floorSaves(_ count: Int, workers: [WorkerProcess], bundle: String) -> [Double] {
+            var template = Array("/tmp/lproj-floor-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { Console.fail(program, "cannot make a directory for the floor", status: 1) }
+            let directory = String(cString: made)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            let original = (try? Data(contentsOf: URL(fileURLWithPath: bundle + "/fr.lproj/Localizable.strings"))) ?? Data()
+            let inotify = inotify_init1(Int32(IN_CLOEXEC))
+            defer { close(inotify) }
+            guard inotify >= 0, inotify_add_watch(inotify, directory, UInt32(IN_MOVED_TO)) >= 0 else {
+                Console.fail(program, "cannot watch \(directory)", status: 1)
+            }
+            var seconds: [Double] = []
+            var events = [UInt8](repeating: 0, count: 4096)
+            for _ in 0..<count {
+                let saved = Measure.now()
+                let temporary = directory + "/.save.tmp"
+                let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+                _ = original.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+                close(descriptor)
+                rename(temporary, directory + "/Localizable.strings")
+                _ = events.withUnsafeMutableBytes { read(inotify, $0.baseAddress, $0.count) }
+                for worker in workers { worker.send("ping") }
+                let seen = workers.map { Double($0.readLine(expecting: "changed").split(separator: " ")[1]) ?? .nan }
+                seconds.append((seen.max() ?? .nan) - saved)
+            }
+            return seconds
         }
 
         /// User and system CPU seconds of process `pid` so far (`/proc/PID/stat`).
@@ -248,6 +283,8 @@ enum WorkersBenchmark {
             withExtendedLifetime(sink) {}
             while let line = Swift.readLine() {
                 if line == "lookups" { say("lookups \(lookups())") }
+                // The floor of a save: told by a plain line instead of by a change.
+                if line == "ping" { say("changed \(Measure.now())") }
             }
             token?.cancel()
             withExtendedLifetime(tables) {}
@@ -334,8 +371,15 @@ enum WorkersBenchmark {
             guard !sorted.isEmpty else { return "none" }
             return "median \(Measure.format(sorted[sorted.count / 2] * 1000, 1)) ms, max \(Measure.format(sorted[sorted.count - 1] * 1000, 1)) ms"
         }
-        lines.append("  save → every worker has the new value (\(shared.saveToAllWorkersSeconds.count) saves): images \(saves(shared)); "
-                     + "sharing off \(saves(unshared))")
+        func median(of summary: Summary) -> Double {
+            let sorted = summary.saveToAllWorkersSeconds.sorted()
+            return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+        }
+        let floorMedian = median(of: whole)
+        lines.append("  save → every worker has the new value (\(shared.saveToAllWorkersSeconds.count) saves): images \(saves(shared)) "
+                     + "(\(Measure.format(median(of: shared) / floorMedian, 2))× the floor's median); sharing off \(saves(unshared)) "
+                     + "(\(Measure.format(median(of: unshared) / floorMedian, 2))×); floor (the save seen with inotify, a line to each "
+                     + "worker) \(saves(whole))")
         lines.append("  lprojd's CPU while the workers started: images \(Measure.format(shared.daemonSeconds * 1000, 0)) ms, "
                      + "sharing off \(Measure.format(unshared.daemonSeconds * 1000, 0)) ms")
         let met = shared.ownPerWorkerBytes <= 1_048_576 && shared.firstLookupMedianSeconds <= 0.2 * whole.firstLookupMedianSeconds
@@ -359,6 +403,9 @@ enum WorkersBenchmark {
         and own (private) memory grown while reading its tables (from
         /proc/PID/smaps_rollup, all workers running), lookups in its tables
         (one worker at a time), and, following lprojd, --saves saves a round
-        (default 2), each timed until every worker has the new value.
+        (default 2), each timed until every worker has the new value, beside
+        the floor: the same save in a directory of its own seen with inotify
+        and a line written to each worker (the whole-bundle workers) by a
+        plain loop, each answering as on a change.
         """
 }
