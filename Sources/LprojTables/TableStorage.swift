@@ -1,3 +1,4 @@
+import CLinux
 /// A table's keys and values in one allocation: an open-addressing hash
 /// index, a record per entry (in file order) and the UTF-8 text of every
 /// key and plain value, back to back. Immutable once made.
@@ -26,15 +27,30 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
         let storage = make(slotCount: slotCount(for: records.count), records: records, text: text, rich: rich, wide: wideSlots)
         let duplicates = storage.withIndex { index in
             var duplicates: [(earlier: Int, later: Int)] = []
-            for position in records.indices {
-                if let earlier = index.insertUnlessPresent(position, hash: index.hash(ofKeyAt: position)) {
-                    duplicates.append((earlier, position))
+            // A batch of keys is hashed and their slots asked for before any is probed: a big table's index is larger
+            // than the cache, and each probe would otherwise wait on memory in turn.
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.insertBatch) { hashes in
+                for start in stride(from: 0, to: records.count, by: Self.insertBatch) {
+                    let end = min(start + Self.insertBatch, records.count)
+                    for position in start..<end {
+                        let hash = index.hash(ofKeyAt: position)
+                        hashes[position - start] = hash
+                        index.prefetchSlot(for: hash)
+                    }
+                    for position in start..<end {
+                        if let earlier = index.insertUnlessPresent(position, hash: hashes[position - start]) {
+                            duplicates.append((earlier, position))
+                        }
+                    }
                 }
             }
             return duplicates
         }
         return duplicates.isEmpty ? .success(storage) : .failure(Duplicates(pairs: duplicates))
     }
+
+    /// Keys hashed ahead of their probes when a table is indexed.
+    private static let insertBatch = 16
 
     /// Records whose keys repeat an earlier record's, in order.
     struct Duplicates: Error {
@@ -171,6 +187,12 @@ struct TableIndex {
             slots.assumingMemoryBound(to: UInt32.self)[empty] = UInt32(truncatingIfNeeded: hash >> 56) << 24 | UInt32(position + 1)
         }
         return nil
+    }
+
+    /// Asks for the cache line of `hash`'s first slot without waiting for it.
+    @inline(__always)
+    func prefetchSlot(for hash: UInt64) {
+        lproj_prefetch_for_write(slots + (Int(truncatingIfNeeded: hash) & mask) * (wide ? 8 : 4))
     }
 
     /// The one probe: from `hash`'s slot on, the record whose key is `key`

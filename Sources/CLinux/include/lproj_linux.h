@@ -80,4 +80,10 @@ long lproj_send_with_descriptors(int socket, const void *bytes, size_t count, co
 /// their number in `*fd_count`. The bytes read, or -1 with errno.
 long lproj_receive_with_descriptors(int socket, void *bytes, size_t size, int *fds, int capacity, int *fd_count);
 
+/// Asks for the cache line at `address` to be loaded for writing, without
+/// waiting for it (a hint: never faults).
+static inline void lproj_prefetch_for_write(const void *address) {
+    __builtin_prefetch(address, 1, 3);
+}
+
 #endif
