@@ -124,6 +124,28 @@ final class LiveBundleOfflineTests: XCTestCase {
         token.cancel()
     }
 
+    /// A language the daemon announces is selected and persisted, unless a
+    /// selection made in this process is still on its way (then it is newer
+    /// than the announcement, which changes nothing and writes nothing).
+    func testAnAnnouncementDoesNotUndoASelectionStillOnItsWay() throws {
+        let bundle = try make(environment: ["LANG": "en_US.UTF-8"])
+        let recorder = ChangeRecorder()
+        let token = bundle.observe { recorder.append($0) }
+        defer { token.cancel() }
+        try bundle.setLanguage("zh-Hant")
+        XCTAssertEqual(recorder.changes.count, 1)
+
+        bundle.core.selectAnnounced("ar") { true }
+        XCTAssertEqual(bundle.language, "zh-Hant", "superseded: not applied")
+        XCTAssertEqual(bundle.core.choice.load(), "zh-Hant", "superseded: not persisted")
+        XCTAssertEqual(recorder.changes.count, 1)
+
+        bundle.core.selectAnnounced("ar") { false }
+        XCTAssertEqual(bundle.language, "ar")
+        XCTAssertEqual(bundle.core.choice.load(), "ar")
+        XCTAssertEqual(recorder.changes.count, 2)
+    }
+
     // MARK: helpers
 
     private func make(environment: [String: String]) throws -> LiveBundle {
