@@ -50,6 +50,10 @@ public final class DaemonConnection {
     private var descriptorsByReply: [RequestID: [Int32]] = [:]
     /// The most descriptors kept waiting for their reply: a peer that sends more is not lprojd.
     private static let maximumWaitingDescriptors = 1024
+    /// Images that came with events (a subscription's that asked for them), by the event's clock, oldest first, until taken.
+    private var eventImages: [(clock: Clock, descriptor: Int32)] = []
+    /// The most event images kept untaken: past it the oldest is closed.
+    private static let maximumEventImages = 64
 
     /// Connects to the daemon at `path` (default: the socket path rule).
     /// With an `interrupter`, another thread can end any wait of this
@@ -81,7 +85,26 @@ public final class DaemonConnection {
 
     deinit {
         close(descriptor)
-        for descriptor in arrivedDescriptors + descriptorsByReply.values.joined() { close(descriptor) }
+        for descriptor in arrivedDescriptors + descriptorsByReply.values.joined() + eventImages.map(\.descriptor) { close(descriptor) }
+    }
+
+    /// The table whose image came with `event` (a `table-changed` event of a
+    /// subscription that asked for images), mapped read-only, or the reason
+    /// it was refused; nil when none came. Taken once: the descriptor is closed.
+    public func takeImage(of event: ReceivedEvent) -> Result<Table, TableImage.Refusal>? {
+        guard let descriptor = takeDescriptor(of: event) else { return nil }
+        defer { close(descriptor) }
+        return Result { () throws(TableImage.Refusal) -> Table in try SharedTableImage.table(in: descriptor) }
+    }
+
+    /// Closes the image that came with `event`, if any, unread.
+    public func discardImage(of event: ReceivedEvent) {
+        if let descriptor = takeDescriptor(of: event) { close(descriptor) }
+    }
+
+    private func takeDescriptor(of event: ReceivedEvent) -> Int32? {
+        guard event.carriesImage, let clock = event.clock, let index = eventImages.firstIndex(where: { $0.clock == clock }) else { return nil }
+        return eventImages.remove(at: index).descriptor
     }
 
     /// The tables the daemon shares as images (`Images`), each mapped
@@ -250,6 +273,7 @@ public final class DaemonConnection {
             guard case .line(let line) = output else { continue }
             guard let message = Wire.Incoming(line: line) else { throw .garbled(String(decoding: line, as: UTF8.self)) }
             if case .reply(let reply) = message, !arrivedDescriptors.isEmpty { try matchDescriptors(to: reply) }
+            if case .event(let event) = message, event.carriesImage { try matchDescriptor(to: event) }
             received.append(message)
         }
         return true
@@ -266,6 +290,16 @@ public final class DaemonConnection {
         }
         descriptorsByReply[id] = Array(arrivedDescriptors.prefix(count))
         arrivedDescriptors.removeFirst(count)
+    }
+
+    /// Gives an event that says an image came with it the first descriptor
+    /// not yet matched (it arrived with the event's first byte).
+    private func matchDescriptor(to event: ReceivedEvent) throws(Failure) {
+        guard let clock = event.clock, !arrivedDescriptors.isEmpty else {
+            throw .garbled("a \(event.name) event says an image came with it, but \(event.clock == nil ? "it has no clock" : "no descriptor came")")
+        }
+        eventImages.append((clock, arrivedDescriptors.removeFirst()))
+        if eventImages.count > Self.maximumEventImages { close(eventImages.removeFirst().descriptor) }
     }
 
 }

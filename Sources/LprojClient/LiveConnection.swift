@@ -83,7 +83,8 @@ final class LiveConnection: Sendable {
                     try? core.choice.save(hello.language)
                     core.select(hello.language)
                 }
-                let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: false))
+                let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: false,
+                                                          images: core.source.withLock { $0.sharesTables } ? true : nil))
                 // What was missed cannot be known: what views use is read again (images through this connection, after the reply).
                 if reply.fresh { core.reload(on: connection) }
                 clock = reply.clock
@@ -149,11 +150,15 @@ final class LiveConnection: Sendable {
         case TableChanged.name:
             let change = try event.decode(TableChanged.self)
             let source = core.source.withLock { $0 }
-            // A table that was shared stays shared: the daemon's new image (asked for on this connection, so as of this event or
-            // later; the change then names every key that differs). Else, or when no image comes, the event's keys are applied
-            // to the table: the rest is copied as bytes.
+            // A table that was shared stays shared: the daemon's new image — the one that came with the event, else one asked for
+            // on this connection (as of this event or later; the change then names every key that differs). Else, or when no
+            // image comes, the event's keys are applied to the table: the rest is copied as bytes.
             let wasMapped = core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
-            if wasMapped, change.deleted != true, let image = source.sharedTable(change.table, of: change.language, on: connection) {
+            let attached = wasMapped && change.deleted != true ? connection.takeImage(of: event) : nil
+            connection.discardImage(of: event)
+            if wasMapped, change.deleted != true, case .success(let image)? = attached {
+                replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false) { _ in image }
+            } else if wasMapped, change.deleted != true, let image = source.sharedTable(change.table, of: change.language, on: connection) {
                 replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false) { _ in image }
             } else {
                 replaceTable(change.table, of: change.language, naming: Set(change.added.keys).union(change.changed.keys).union(change.removed),

@@ -37,7 +37,8 @@ extension DaemonCore {
         }
         let limits = FilterLimits(configuration)
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
-                                        diagnostics: request.diagnostics ?? false, misses: request.misses ?? false)
+                                        diagnostics: request.diagnostics ?? false, misses: request.misses ?? false,
+                                        images: request.images == true && configuration.sharedImages > 0)
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {

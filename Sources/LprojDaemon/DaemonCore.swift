@@ -356,7 +356,7 @@ public final class DaemonCore {
                 break
             }
         }
-        publisher.publish(changes)
+        publisher.publish(changes) { [catalog] in catalog.served[$0] }
         for case .tableChanged(let address, let diff, false) in changes { resolveMisses(address, added: Set(diff.added.keys)) }
     }
 

@@ -74,15 +74,31 @@ final class Publisher {
     /// Gives the event `make` returns the next clock, records it in the
     /// history and queues it for every subscription it matches.
     func publish<E: Event>(scope: Scope, _ make: (Clock) -> E) {
+        publish(scope: scope, make, image: nil)
+    }
+
+    /// As `publish(scope:_:)`; a subscription that asked for images gets
+    /// `image.table` attached to the event as `image.mark` marks it (the
+    /// history keeps the event without: a replay has no image of its time).
+    private func publish<E: Event>(scope: Scope, _ make: (Clock) -> E, image: (table: AttachedImage, mark: (E) -> E)?) {
         sequence += 1
         counters["events", default: 0] += 1
+        let event = make(clock)
         // Every event type encodes (its fields are strings, numbers and entries).
-        guard let body = try? Wire.eventBody(make(clock)) else { return }
+        guard let body = try? Wire.eventBody(event) else { return }
         history.append(.init(sequence: sequence, body: body, scope: scope))
+        var markedBody: [UInt8]?
         for session in sessions.values {
             var matched = false
             for (name, subscription) in session.subscriptions where subscription.matches(scope, app: session.app) {
-                if !session.enqueueEvent(body, for: name) { counters["events-dropped", default: 0] += 1 }
+                var queued: Bool
+                if let image, subscription.wantsImages {
+                    if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }
+                    queued = session.enqueueEvent(markedBody ?? body, for: name, attaching: markedBody == nil ? [] : [image.table])
+                } else {
+                    queued = session.enqueueEvent(body, for: name)
+                }
+                if !queued { counters["events-dropped", default: 0] += 1 }
                 matched = true
             }
             if matched { touched.insert(session.id) }
@@ -94,8 +110,9 @@ final class Publisher {
         sessions.values.contains { session in session.subscriptions.values.contains { $0.matches(scope, app: session.app) } }
     }
 
-    /// Publishes what the catalog says changed, in its order.
-    func publish(_ changes: [Catalog.Change]) {
+    /// Publishes what the catalog says changed, in its order; a changed
+    /// table's image (for subscriptions that asked) is `served`'s table at its address.
+    func publish(_ changes: [Catalog.Change], served: (TableAddress) -> Table? = { _ in nil }) {
         for change in changes {
             switch change {
             case .bundleAdded(let bundle):
@@ -111,10 +128,17 @@ final class Publisher {
                     LocalizationRemoved(clock: $0, bundle: bundle, language: localization)
                 }
             case .tableChanged(let address, let diff, let deleted):
-                publish(scope: .table(bundle: address.bundle, localization: address.localization, table: address.table)) {
+                let image = deleted ? nil : served(address).map { table in
+                    (table: AttachedImage(address: address, table: table), mark: { (event: TableChanged) -> TableChanged in
+                        var marked = event
+                        marked.image = true
+                        return marked
+                    })
+                }
+                publish(scope: .table(bundle: address.bundle, localization: address.localization, table: address.table), {
                     TableChanged(clock: $0, bundle: address.bundle, language: address.localization, table: address.table,
                                  diff: diff, deleted: deleted)
-                }
+                }, image: image)
             case .tableInvalid(let file, let bundle, let localization, let table, let diagnostics, let kept):
                 publish(scope: .table(bundle: bundle, localization: localization, table: table)) {
                     TableInvalid(clock: $0, file: file, bundle: bundle, language: localization, table: table,

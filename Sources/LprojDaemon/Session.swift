@@ -25,8 +25,8 @@ final class Session {
     let queueLimit: Int
     private var output: [UInt8] = []
     private var written = 0
-    /// Tables whose images go with the byte at `offset` of `output` (an
-    /// `images` reply's first byte), in order of offset.
+    /// Tables whose images go with the byte at `offset` of `output` (the
+    /// first byte of an `images` reply or of a `table-changed` event), in order of offset.
     private var attachments: [(offset: Int, images: [AttachedImage])] = []
 
     init(id: Int, queueLimit: Int, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
@@ -49,9 +49,10 @@ final class Session {
     }
 
     /// Queues an event for the subscription `name` unless the queue is full,
-    /// in which case the subscription is marked lagging. Returns whether it was queued.
+    /// in which case the subscription is marked lagging. Returns whether it
+    /// was queued. The line's first byte carries the images of `images`.
     @discardableResult
-    func enqueueEvent(_ body: [UInt8], for name: String) -> Bool {
+    func enqueueEvent(_ body: [UInt8], for name: String, attaching images: [AttachedImage] = []) -> Bool {
         guard var subscription = subscriptions[name] else { return false }
         if subscription.lagging { return false }
         if isFull {
@@ -59,6 +60,7 @@ final class Session {
             subscriptions[name] = subscription
             return false
         }
+        if !images.isEmpty { attachments.append((output.count, images)) }
         Wire.appendAddressed(body, prefix: subscription.prefix, to: &output)
         return true
     }

@@ -17,16 +17,20 @@ struct Subscription {
     let wantsDiagnostics: Bool
     /// Whether it gets `misses` events.
     let wantsMisses: Bool
+    /// Whether its `table-changed` events bring the table's new image.
+    let wantsImages: Bool
     /// About how many bytes it holds (its names, with their sets' share), counted against its connection's budget.
     let footprint: Int
     /// Events were dropped because the connection's queue was full: it is
     /// owed a `resync` once the queue drains.
     var lagging = false
 
-    init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false, misses: Bool = false) {
+    init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false, misses: Bool = false,
+         images: Bool = false) {
         self.name = name
         wantsDiagnostics = diagnostics
         wantsMisses = misses
+        wantsImages = images
         self.bundle = bundle.map(ExactName.init)
         self.localizations = localizations.map { Set($0.map(ExactName.init)) }
         self.tables = tables.map { Set($0.map(ExactName.init)) }

@@ -2,7 +2,7 @@ import Foundation
 
 extension Wire {
     /// The members that route a message line: `id`, `ok`, `error`, `sub`,
-    /// `event`, `clock`.
+    /// `event`, `clock`, and `image` (a descriptor came with the line).
     struct Envelope: Decodable, Equatable {
         var id: RequestID?
         var ok: Bool?
@@ -10,6 +10,7 @@ extension Wire {
         var sub: String?
         var event: String?
         var clock: String?
+        var image: Bool?
 
         /// The envelope of `line`, scanned (`scan`), else decoded by `JSONDecoder`; nil when it is neither.
         static func read(_ line: [UInt8]) -> Envelope? {
@@ -50,9 +51,10 @@ extension Wire {
                         } else {
                             return false
                         }
-                    case "ok":
+                    case "ok", "image":
+                        if key == "image", scanner.null() { break }
                         guard let value = scanner.boolean() else { return false }
-                        ok = value
+                        if key == "ok" { ok = value } else { image = value }
                     case "error":
                         guard let range = scanner.skipValue() else { return false }
                         // Rare (a failed request): its fields are ProtocolError's to read.
@@ -76,7 +78,7 @@ extension Wire {
             return scanner.atEnd
         }
 
-        private static let routing: Set<String> = ["id", "ok", "error", "sub", "event", "clock"]
+        private static let routing: Set<String> = ["id", "ok", "error", "sub", "event", "clock", "image"]
     }
 
     private struct Scanner {

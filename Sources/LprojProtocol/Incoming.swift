@@ -14,7 +14,8 @@ extension Wire {
         public init?(line: [UInt8]) {
             guard let envelope = Envelope.read(line) else { return nil }
             if let name = envelope.event, let subscription = envelope.sub {
-                self = .event(ReceivedEvent(name: name, subscription: subscription, clock: envelope.clock.flatMap(Clock.init), line: line))
+                self = .event(ReceivedEvent(name: name, subscription: subscription, clock: envelope.clock.flatMap(Clock.init), line: line,
+                                            carriesImage: envelope.image == true))
             } else if let ok = envelope.ok {
                 let error = ok ? nil : envelope.error ?? ProtocolError(.internal, String(decoding: line, as: UTF8.self))
                 self = .reply(Reply(id: envelope.id, error: error, line: line))
@@ -45,12 +46,15 @@ extension Wire {
         /// nil for events that carry none.
         public var clock: Clock?
         public var line: [UInt8]
+        /// Whether a descriptor (a table's image) came with the line.
+        public var carriesImage: Bool
 
-        public init(name: String, subscription: String, clock: Clock?, line: [UInt8]) {
+        public init(name: String, subscription: String, clock: Clock?, line: [UInt8], carriesImage: Bool = false) {
             self.name = name
             self.subscription = subscription
             self.clock = clock
             self.line = line
+            self.carriesImage = carriesImage
         }
 
         /// The event's fields as type `E`.

@@ -67,10 +67,13 @@ final class SharedTablesTests: XCTestCase {
         let recorder = ChangeLog()
         let token = bundle.observe { recorder.append($0) }
         defer { token.cancel() }
+        let requestsBefore = try daemon.connect().send(Status()).counters["images-requests"]
         try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Maison\";\n\"item\" = \"Article\";\n")
         try awaitState(of: bundle) { bundle.localizedString(forKey: "home_title", value: nil, table: nil) == "Maison" }
         XCTAssertEqual(bundle.localizedString(forKey: "item", value: nil, table: nil), "Article")
         XCTAssertEqual(recorder.changes.last?.changedKeys["Localizable"], ["home_title", "item"])
+        XCTAssertEqual(bundle.core.snapshot.tables["fr"]?.loaded?["Localizable"]?.isMapped, true, "the new image came with the event")
+        XCTAssertEqual(try daemon.connect().send(Status()).counters["images-requests"], requestsBefore, "and was not asked for")
         // The event is applied at once; the new image replaces the patched table after it, silently. A later save on the
         // same connection is applied after that.
         try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home\";\n\"item\" = \"Thing\";\n")
@@ -207,6 +210,42 @@ final class SharedTablesTests: XCTestCase {
         }
     }
 
+    /// An image that comes with a `table-changed` event is refused as one
+    /// from a reply is (damaged, cut short, of a later version, writable);
+    /// the bundle then asks for the table's image, as it does when none
+    /// came. A good one is mapped without asking.
+    func testARefusedImageWithAnEventIsAskedForAgain() throws {
+        let good = TableImage.encode(Table(strings: ["home_title": "Forged"]))
+        let again = TableImage.encode(Table(strings: ["home_title": "Asked again"]))
+        let evented = TableImage.encode(Table(strings: ["home_title": "Evented"]))
+        var flipped = evented
+        flipped[evented.count - 3] ^= 0x20
+        var future = evented
+        future[8] = 2
+        let cases: [(String, ImageServer.Answer, expected: String, requests: Int)] = [
+            ("a good image", .sealed([evented]), "Evented", 1),
+            ("a flipped byte", .sealed([flipped]), "Asked again", 2),
+            ("a truncated image", .sealed([Array(evented.prefix(evented.count - 8))]), "Asked again", 2),
+            ("an image of a later version", .sealed([future]), "Asked again", 2),
+            ("an unsealed file", .unsealed(evented), "Asked again", 2),
+        ]
+        for (name, eventImage, expected, requests) in cases {
+            let server = try ImageServer(directory: daemon.directory, answer: .sealed([good]), eventImage: eventImage,
+                                         laterAnswer: .sealed([again]))
+            var options = LiveBundle.Options()
+            options.socketPath = server.path
+            options.environment = ["LANG": "fr_FR.UTF-8", "XDG_CONFIG_HOME": config]
+            let bundle = try LiveBundle(path: daemon.root + "/App", options: options)
+            // The first view maps the reply's image; the event then replaces it (its image, else the one asked for again).
+            XCTAssertEqual(bundle.current.localizedString(forKey: "home_title", value: nil, table: nil).isEmpty, false, name)
+            try awaitState(of: bundle) { bundle.localizedString(forKey: "home_title", value: nil, table: nil) == expected }
+            XCTAssertEqual(bundle.core.snapshot.tables["fr"]?.loaded?["Localizable"]?.isMapped, true, name)
+            XCTAssertEqual(server.requests, requests, name)
+            bundle.close()
+            server.stop()
+        }
+    }
+
     /// A daemon that does not answer costs one wait (`SharingState.timeout`), not one a view: it is left alone for a while.
     func testADaemonThatDoesNotAnswerIsWaitedForOnce() throws {
         let server = try ImageServer(directory: daemon.directory, answer: .silent)
@@ -275,14 +314,21 @@ private final class ImageServer: @unchecked Sendable {
     let path: String
     private let listener: Int32
     private let answer: Answer
+    /// When set, the peer answers hello and subscribe as lprojd does and then
+    /// sends one `table-changed` event of fr's table with these images attached.
+    private let eventImage: Answer?
+    /// What `images` requests after the first are answered with (default: `answer`).
+    private let laterAnswer: Answer?
     private let lock = NSLock()
     private var served = 0
     private var stopped = false
     var requests: Int { lock.withLock { served } }
 
-    init(directory: String, answer: Answer) throws {
+    init(directory: String, answer: Answer, eventImage: Answer? = nil, laterAnswer: Answer? = nil) throws {
         path = directory + "/fake-\(UInt32.random(in: 0...UInt32.max)).sock"
         self.answer = answer
+        self.eventImage = eventImage
+        self.laterAnswer = laterAnswer
         listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -318,23 +364,48 @@ private final class ImageServer: @unchecked Sendable {
             guard count > 0 else { return }
             for case .line(let line) in framer.append(buffer.prefix(count)) {
                 guard case .success(let header) = Wire.header(of: line) else { return }
+                if let eventImage, header.op == Hello.op || header.op == Subscribe.op {
+                    answerAsTheDaemon(header.op, id: header.id, on: connection, eventImage: eventImage)
+                    continue
+                }
                 guard header.op == Images.op else {
                     _ = Wire.failure(ProtocolError(.unknownOperation, "a test peer"), to: header.id).withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     continue
                 }
-                lock.withLock { served += 1 }
+                let number = lock.withLock { served += 1; return served }
+                let answer = number > 1 ? laterAnswer ?? self.answer : self.answer
                 if case .silent = answer { continue }
                 let reply = Images.Reply(clock: Clock(instance: "test", sequence: 1),
                                          images: [ImageSummary(language: "fr", table: "Localizable", entries: 1)])
                 guard let line = try? Wire.reply(reply, to: header.id) else { return }
-                let descriptors = self.descriptors()
+                let descriptors = self.descriptors(of: answer)
                 _ = line.withUnsafeBytes { lproj_send_with_descriptors(connection, $0.baseAddress, $0.count, descriptors, Int32(descriptors.count)) }
                 descriptors.forEach { close($0) }
             }
         }
     }
 
-    private func descriptors() -> [Int32] {
+    /// Hello and subscribe answered; after subscribe, one `table-changed` event with `eventImage`'s descriptors.
+    private func answerAsTheDaemon(_ op: String, id: RequestID, on connection: Int32, eventImage: Answer) {
+        let clock = Clock(instance: "test", sequence: 1)
+        let line = op == Hello.op
+            ? try? Wire.reply(Hello.Reply(instance: "test", clock: clock, server: "test peer"), to: id)
+            : try? Wire.reply(Subscribe.Reply(clock: clock, fresh: false), to: id)
+        guard let line else { return }
+        _ = line.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard op == Subscribe.op else { return }
+        var event = TableChanged(clock: Clock(instance: "test", sequence: 2), bundle: "App", language: "fr", table: "Localizable",
+                                 diff: TableDiff(from: Table(strings: ["home_title": "Forged"]), to: Table(strings: ["home_title": "Evented"])))
+        event.image = true
+        guard let body = try? Wire.eventBody(event) else { return }
+        var eventLine: [UInt8] = []
+        Wire.appendAddressed(body, prefix: Wire.eventPrefix(subscription: "live"), to: &eventLine)
+        let descriptors = self.descriptors(of: eventImage)
+        _ = eventLine.withUnsafeBytes { lproj_send_with_descriptors(connection, $0.baseAddress, $0.count, descriptors, Int32(descriptors.count)) }
+        descriptors.forEach { close($0) }
+    }
+
+    private func descriptors(of answer: Answer) -> [Int32] {
         switch answer {
         case .sealed(let images):
             return images.map { image in image.withUnsafeBytes { lproj_sealed_memory_file("test", $0.baseAddress, $0.count) } }

@@ -11,7 +11,10 @@ final class EnvelopeTests: XCTestCase {
     private func lines() throws -> [[UInt8]] {
         let clock = Clock(instance: "9f2c", sequence: 41)
         let diff = TableDiff(from: Table(strings: ["home": "Home", "gone": "x"]), to: Table(strings: ["home": "St\"art\\ \u{1}é", "new": "{\"a\":[1]}"]))
+        var imaged = TableChanged(clock: clock, bundle: "/b", language: "fr", table: "Localizable", diff: diff)
+        imaged.image = true
         var lines = [
+            try Wire.event(imaged, subscription: "live"),
             try Wire.reply(Hello.Reply(instance: "9f2c", clock: clock, server: "lprojd 0.1.0"), to: .number(1)),
             try Wire.reply(Sync.Reply(clock: clock), to: .string("x-1")),
             Wire.failure(ProtocolError(.unknownOperation, "unknown op \"frob\"", field: "op"), to: .number(-7)),
@@ -27,6 +30,7 @@ final class EnvelopeTests: XCTestCase {
             "{\"\\u0069d\":3,\"ok\":true}", "{\"ok\":true,\"ok\":false}", "{\"sub\":null,\"event\":\"x\"}", "{\"sub\":\"s\",\"event\":\"e\",\"extra\":[{},[],\"]\"]}",
             "{\"ok\":false,\"error\":null}", "{\"ok\":false,\"error\":{\"code\":\"busy\",\"message\":\"m\"}}", "{\"ok\":tru}", "[1]", "{\"ok\":true} x",
             "{\"ok\":true,}", "{\"ok\" true}", "{\"sub\":\"\u{7}\"}", "{\"event\":\"a\",\"sub\":\"b\",\"clock\":\"i:1\",\"id\":null}",
+            "{\"sub\":\"s\",\"event\":\"e\",\"image\":null}", "{\"sub\":\"s\",\"event\":\"e\",\"image\":1}", "{\"image\":true,\"image\":false,\"sub\":\"s\",\"event\":\"e\"}",
         ].map { Array($0.utf8) }
         lines.append([0x7B, 0x22, 0x73, 0x75, 0x62, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])   // {"sub":"\xFF"}
         return lines.map { $0.last == 0x0A ? Array($0.dropLast()) : $0 }
@@ -66,6 +70,7 @@ final class EnvelopeTests: XCTestCase {
             case .event(let event)?:
                 XCTAssertNotNil(decoded?.event ?? scan?.event, String(decoding: line, as: UTF8.self))
                 XCTAssertEqual(event.name, scan?.event ?? decoded?.event)
+                XCTAssertEqual(event.carriesImage, (scan?.image ?? decoded?.image) == true, String(decoding: line, as: UTF8.self))
             case .reply(let reply)?:
                 XCTAssertEqual(reply.id, scan?.id ?? decoded?.id)
             case nil:
@@ -75,7 +80,8 @@ final class EnvelopeTests: XCTestCase {
         XCTAssertGreaterThan(compared, 1_500)
         XCTAssertGreaterThan(scanned, compared / 2)
         // The real lines are all read by the scan itself.
-        for line in base.prefix(7) + [Array("{\"sub\":null,\"event\":\"x\",\"id\":null}".utf8)] {
+        XCTAssertEqual(Wire.Envelope.scan(base[0])?.image, true, "an event that brings an image says so")
+        for line in base.prefix(8) + [Array("{\"sub\":null,\"event\":\"x\",\"id\":null}".utf8)] {
             XCTAssertNotNil(Wire.Envelope.scan(line), String(decoding: line, as: UTF8.self))
         }
     }

@@ -16,6 +16,9 @@ public struct TableChanged: Event {
     /// True when the table no longer exists in this localization (its files
     /// are gone); `removed` then lists every key it had. Absent otherwise.
     public var deleted: Bool?
+    /// True on a line that has the table's new image attached (a
+    /// subscription that asked for images); absent otherwise.
+    public var image: Bool?
 
     public init(clock: Clock, bundle: String, language: String, table: String, diff: TableDiff, deleted: Bool = false) {
         self.clock = clock

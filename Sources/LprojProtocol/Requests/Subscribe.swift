@@ -7,7 +7,10 @@
 /// reply (`fresh: false`); otherwise `fresh: true` and the client must take
 /// a snapshot, since it cannot know what it missed. With `snapshot: true`
 /// (the default when `since` is given) a fresh reply carries that snapshot
-/// itself in `tables`, so no event can fall between the two.
+/// itself in `tables`, so no event can fall between the two. With
+/// `images: true`, each `table-changed` event of a table that still exists
+/// comes with the table's new image attached, as an `images` reply's do
+/// (`"image": true` on the line); replayed events come without.
 public struct Subscribe: Request {
     public static let op = "subscribe"
 
@@ -23,10 +26,13 @@ public struct Subscribe: Request {
     public var diagnostics: Bool?
     /// Whether `misses` events come too (keys running apps did not find); default false.
     public var misses: Bool?
+    /// Whether a `table-changed` event brings the table's new image (`[Limits] SharedImages=0`: never); default false.
+    public var images: Bool?
 
     public init(name: String, bundle: String? = nil, languages: [String]? = nil, tables: [String]? = nil, since: Clock? = nil,
-                snapshot: Bool? = nil, diagnostics: Bool? = nil, misses: Bool? = nil) {
+                snapshot: Bool? = nil, diagnostics: Bool? = nil, misses: Bool? = nil, images: Bool? = nil) {
         self.name = name
+        self.images = images
         self.diagnostics = diagnostics
         self.misses = misses
         self.bundle = bundle
