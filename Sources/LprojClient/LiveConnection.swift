@@ -153,12 +153,10 @@ final class LiveConnection: Sendable {
             // A table that was shared stays shared: the daemon's new image — the one that came with the event, else one asked for
             // on this connection (as of this event or later; the change then names every key that differs). Else, or when no
             // image comes, the event's keys are applied to the table: the rest is copied as bytes.
-            let wasMapped = core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
-            let attached = wasMapped && change.deleted != true ? connection.takeImage(of: event) : nil
+            let staysShared = change.deleted != true && core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
+            let attached = staysShared ? try? connection.takeImage(of: event)?.get() : nil
             connection.discardImage(of: event)
-            if wasMapped, change.deleted != true, case .success(let image)? = attached {
-                replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false) { _ in image }
-            } else if wasMapped, change.deleted != true, let image = source.sharedTable(change.table, of: change.language, on: connection) {
+            if staysShared, let image = attached ?? source.sharedTable(change.table, of: change.language, on: connection) {
                 replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false) { _ in image }
             } else {
                 replaceTable(change.table, of: change.language, naming: Set(change.added.keys).union(change.changed.keys).union(change.removed),

@@ -68,12 +68,12 @@ final class LiveCore: Sendable {
 
     /// The view for an `Accept-Language` header, made once per header while the snapshot lasts.
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
-        view(for: header) { $0.view(acceptLanguage: header) }
+        view(for: RequestViews.key(acceptLanguage: header)) { $0.view(acceptLanguage: header) }
     }
 
     /// The view for a list of preferences, made once per list while the snapshot lasts.
     func view(preferences: [String]) -> LiveBundle.Localization {
-        view(for: "\u{0}" + preferences.joined(separator: "\u{0}")) { $0.view(preferences: preferences) }
+        view(for: RequestViews.key(preferences: preferences)) { $0.view(preferences: preferences) }
     }
 
     /// How many request views are cached now (for tests).
@@ -113,7 +113,7 @@ final class LiveCore: Sendable {
 
     /// Selects `language` for this process now (nil: the system's).
     func select(_ language: String?) {
-        select(language, unless: { false })
+        select(language, announced: false, unless: { false })
     }
 
     /// Selects and persists `language`, as the daemon announced it, unless
@@ -121,17 +121,14 @@ final class LiveCore: Sendable {
     /// the lock every selection takes: a local selection queued before it is
     /// asked is never undone by an older announcement).
     func selectAnnounced(_ language: String?, unless superseded: () -> Bool) {
-        select(language) {
-            if superseded() { return true }
-            try? choice.save(language)
-            return false
-        }
+        select(language, announced: true, unless: superseded)
     }
 
-    private func select(_ language: String?, unless superseded: () -> Bool) {
+    private func select(_ language: String?, announced: Bool, unless superseded: () -> Bool) {
         let preferences = systemPreferences
         update { old in
             if superseded() { return nil }
+            if announced { try? choice.save(language) }
             return old.selection == language ? nil : (old.selecting(language, systemPreferences: preferences), [:])
         }
     }

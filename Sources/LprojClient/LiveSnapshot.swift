@@ -44,7 +44,7 @@ final class LiveSnapshot: Sendable {
         let plans = plans?.reused(for: localizations, development: development)
             ?? SearchPlanCache(localizations: localizations, development: development)
         self.plans = plans
-        active = Self.view(of: tables, preferences: preferences, excluding: nil, plan: plans, key: SearchPlanCache.key(preferences: preferences),
+        active = Self.view(of: tables, preferences: preferences, excluding: nil, plan: plans, key: RequestViews.key(preferences: preferences),
                            development: development, developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
     }
 
@@ -74,13 +74,13 @@ final class LiveSnapshot: Sendable {
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
         let accepted = AcceptLanguage(header)
         return shared(Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, plan: plans,
-                                key: SearchPlanCache.key(acceptLanguage: header), development: development,
+                                key: RequestViews.key(acceptLanguage: header), development: development,
                                 developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 
     /// The view a list of preferences asks for (made here; cached by `LiveCore`).
     func view(preferences: [String]) -> LiveBundle.Localization {
-        shared(Self.view(of: tables, preferences: preferences, excluding: nil, plan: plans, key: SearchPlanCache.key(preferences: preferences),
+        shared(Self.view(of: tables, preferences: preferences, excluding: nil, plan: plans, key: RequestViews.key(preferences: preferences),
                          development: development, developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 
@@ -98,7 +98,7 @@ final class LiveSnapshot: Sendable {
     /// The view `preferences` ask for (its plan `plans`' for `key`, made if none is kept); the localizations it searches are
     /// read now if no view needed them before.
     private static func view(of tables: [String: LocalizationTables], preferences: [String], excluding: AcceptLanguage?, plan plans: SearchPlanCache,
-                             key: ExactName, development: String?, developmentFallback: Bool, bundlePath: String,
+                             key: String, development: String?, developmentFallback: Bool, bundlePath: String,
                              misses: LiveBundle.MissLog?) -> LiveBundle.Localization {
         // A pseudolanguage asked for by name is derived from the development tables of this snapshot: it follows every edit.
         var needed: [String: [String: Table]] = [:]

@@ -23,6 +23,16 @@ struct RequestViews {
         self.limit = limit
     }
 
+    /// The key of a view made for an `Accept-Language` header.
+    static func key(acceptLanguage header: String) -> String {
+        header
+    }
+
+    /// The key of a view made for a list of preferences (NUL never appears in a header).
+    static func key(preferences: [String]) -> String {
+        "\u{0}" + preferences.joined(separator: "\u{0}")
+    }
+
     /// The hash a key is kept under.
     static func hash(_ key: String) -> UInt64 {
         TableHash.hash(key)

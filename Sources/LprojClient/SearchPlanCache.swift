@@ -31,8 +31,10 @@ final class SearchPlanCache: Sendable {
             ? self : SearchPlanCache(localizations: localizations, development: development)
     }
 
-    /// The plan made for `key` before, else `make`'s (kept; past `LiveSnapshot.viewLimit` plans the cache starts over).
-    func plan(for key: ExactName, make: () -> Planned) -> Planned {
+    /// The plan made for the view keyed `key` (`RequestViews`' keys) before,
+    /// else `make`'s (kept; past `LiveSnapshot.viewLimit` plans the cache starts over).
+    func plan(for key: String, make: () -> Planned) -> Planned {
+        let key = ExactName(key)
         if let plan = plans.withLock({ $0[key] }) { return plan }
         let made = make()
         plans.withLock { plans in
@@ -40,15 +42,5 @@ final class SearchPlanCache: Sendable {
             plans[key] = made
         }
         return made
-    }
-
-    /// The key of a view made for `preferences`.
-    static func key(preferences: [String]) -> ExactName {
-        ExactName("p\u{0}" + preferences.joined(separator: "\u{0}"))
-    }
-
-    /// The key of a view made for an `Accept-Language` header (its exclusions matter as well as its preferences).
-    static func key(acceptLanguage header: String) -> ExactName {
-        ExactName("h\u{0}" + header)
     }
 }
