@@ -63,7 +63,7 @@ let package = Package(
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojClient", "LprojCommandLine",
-                                                              "LprojStudio", "CAllocationCounter"]),
+                                                              "LprojStudio", "CAllocationCounter", "CLinux"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables", "LprojTestSupport", "CLinux"]),

@@ -156,11 +156,14 @@ final class LiveConnection: Sendable {
             let staysShared = change.deleted != true && core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
             let attached = staysShared ? try? connection.takeImage(of: event)?.get() : nil
             connection.discardImage(of: event)
-            if staysShared, let image = attached ?? source.sharedTable(change.table, of: change.language, on: connection) {
+            let named = Set(change.added.keys).union(change.changed.keys).union(change.removed)
+            if let attached {
+                // The event's own image: the table as of the event, so its keys are what differs (no whole-table diff).
+                replaceTable(change.table, of: change.language, naming: named, source: source, deleted: false) { _ in attached }
+            } else if staysShared, let image = source.sharedTable(change.table, of: change.language, on: connection) {
                 replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false) { _ in image }
             } else {
-                replaceTable(change.table, of: change.language, naming: Set(change.added.keys).union(change.changed.keys).union(change.removed),
-                             source: source, deleted: change.deleted == true) { table in
+                replaceTable(change.table, of: change.language, naming: named, source: source, deleted: change.deleted == true) { table in
                     (table ?? Table()).updating(change.added.merging(change.changed) { $1 }, removing: change.removed)
                 }
             }

@@ -87,20 +87,15 @@ final class Publisher {
         // Every event type encodes (its fields are strings, numbers and entries).
         guard let body = try? Wire.eventBody(event) else { return }
         history.append(.init(sequence: sequence, body: body, scope: scope))
+        // Made for the first subscription that asks for images, then shared.
         var markedBody: [UInt8]?
         for session in sessions.values {
-            var matched = false
-            for (name, subscription) in session.subscriptions where subscription.matches(scope, app: session.app) {
-                var queued: Bool
-                if let image, subscription.wantsImages {
-                    if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }
-                    queued = session.enqueueEvent(markedBody ?? body, for: name, attaching: markedBody == nil ? [] : [image.table])
-                } else {
-                    queued = session.enqueueEvent(body, for: name)
-                }
-                if !queued { counters["events-dropped", default: 0] += 1 }
-                matched = true
+            let (matched, dropped) = session.enqueueEvent(about: scope) { wantsImages in
+                guard let image, wantsImages else { return (body, []) }
+                if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }
+                return markedBody.map { ($0, [image.table]) } ?? (body, [])
             }
+            if dropped > 0 { counters["events-dropped", default: 0] += UInt64(dropped) }
             if matched { touched.insert(session.id) }
         }
     }

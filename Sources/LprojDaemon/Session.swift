@@ -28,6 +28,8 @@ final class Session {
     /// Tables whose images go with the byte at `offset` of `output` (the
     /// first byte of an `images` reply or of a `table-changed` event), in order of offset.
     private var attachments: [(offset: Int, images: [AttachedImage])] = []
+    /// Set when a subscription is marked lagging, cleared when the lagging are taken: most flushes need not look.
+    private var mayLag = false
 
     init(id: Int, queueLimit: Int, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
          connected: ContinuousClock.Instant = .now) {
@@ -53,15 +55,39 @@ final class Session {
     /// was queued. The line's first byte carries the images of `images`.
     @discardableResult
     func enqueueEvent(_ body: [UInt8], for name: String, attaching images: [AttachedImage] = []) -> Bool {
-        guard var subscription = subscriptions[name] else { return false }
-        if subscription.lagging { return false }
+        guard let index = subscriptions.index(forKey: name) else { return false }
+        return enqueueEvent(body, at: index, attaching: images)
+    }
+
+    /// Queues an event about `scope` for each subscription that matches it,
+    /// as `enqueueEvent(_:for:attaching:)` does; `line` gives the body and
+    /// images for a subscription that wants images or not. Returns whether
+    /// any matched and how many dropped it. (The fan-out's inner loop: each
+    /// subscription is read in place, not copied and looked up again by name.)
+    func enqueueEvent(about scope: Scope, _ line: (_ wantsImages: Bool) -> (body: [UInt8], images: [AttachedImage])) -> (matched: Bool, dropped: Int) {
+        var matched = false
+        var dropped = 0
+        var index = subscriptions.startIndex
+        while index != subscriptions.endIndex {
+            if subscriptions.values[index].matches(scope, app: app) {
+                matched = true
+                let (body, images) = line(subscriptions.values[index].wantsImages)
+                if !enqueueEvent(body, at: index, attaching: images) { dropped += 1 }
+            }
+            subscriptions.formIndex(after: &index)
+        }
+        return (matched, dropped)
+    }
+
+    private func enqueueEvent(_ body: [UInt8], at index: [String: Subscription].Index, attaching images: [AttachedImage]) -> Bool {
+        if subscriptions.values[index].lagging { return false }
         if isFull {
-            subscription.lagging = true
-            subscriptions[name] = subscription
+            subscriptions.values[index].lagging = true
+            mayLag = true
             return false
         }
         if !images.isEmpty { attachments.append((output.count, images)) }
-        Wire.appendAddressed(body, prefix: subscription.prefix, to: &output)
+        Wire.appendAddressed(body, prefix: subscriptions.values[index].prefix, to: &output)
         return true
     }
 
@@ -106,7 +132,8 @@ final class Session {
 
     /// The subscriptions that dropped events, now that the queue has room: they are owed a resync.
     func takeLagging() -> [Subscription] {
-        guard queuedBytes == 0 else { return [] }
+        guard mayLag, queuedBytes == 0 else { return [] }
+        mayLag = false
         var owed: [Subscription] = []
         for (name, subscription) in subscriptions where subscription.lagging {
             subscriptions[name]!.lagging = false

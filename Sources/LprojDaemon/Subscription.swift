@@ -7,36 +7,56 @@ import LprojTables
 /// preferences; every name compares by its bytes (`ExactName`), so a
 /// subscriber to `Café` in NFC never hears of `Café` in NFD.
 struct Subscription {
-    let name: String
-    let bundle: ExactName?
-    let localizations: Set<ExactName>?
-    let tables: Set<ExactName>?
+    var name: String { filter.name }
+    var bundle: ExactName? { filter.bundle }
+    var localizations: Set<ExactName>? { filter.localizations }
+    var tables: Set<ExactName>? { filter.tables }
     /// `{"sub":"name",`: the start of every event line it gets.
-    let prefix: [UInt8]
+    var prefix: [UInt8] { filter.prefix }
     /// Whether it gets `diagnostics` events.
-    let wantsDiagnostics: Bool
+    var wantsDiagnostics: Bool { filter.wantsDiagnostics }
     /// Whether it gets `misses` events.
-    let wantsMisses: Bool
+    var wantsMisses: Bool { filter.wantsMisses }
     /// Whether its `table-changed` events bring the table's new image.
-    let wantsImages: Bool
+    var wantsImages: Bool { filter.wantsImages }
     /// About how many bytes it holds (its names, with their sets' share), counted against its connection's budget.
-    let footprint: Int
+    var footprint: Int { filter.footprint }
     /// Events were dropped because the connection's queue was full: it is
     /// owed a `resync` once the queue drains.
     var lagging = false
+    /// What never changes, in one object: the fan-out reads every
+    /// subscription for every event, and a copy of it is one retain.
+    private let filter: Filter
 
     init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false, misses: Bool = false,
          images: Bool = false) {
-        self.name = name
-        wantsDiagnostics = diagnostics
-        wantsMisses = misses
-        wantsImages = images
-        self.bundle = bundle.map(ExactName.init)
-        self.localizations = localizations.map { Set($0.map(ExactName.init)) }
-        self.tables = tables.map { Set($0.map(ExactName.init)) }
-        prefix = Wire.eventPrefix(subscription: name)
-        let names = (localizations ?? []) + (tables ?? [])
-        footprint = 256 + name.utf8.count + (bundle?.utf8.count ?? 0) + names.reduce(0) { $0 + $1.utf8.count + 48 }
+        filter = Filter(name: name, bundle: bundle, localizations: localizations, tables: tables, diagnostics: diagnostics, misses: misses,
+                        images: images)
+    }
+
+    private final class Filter: Sendable {
+        let name: String
+        let bundle: ExactName?
+        let localizations: Set<ExactName>?
+        let tables: Set<ExactName>?
+        let prefix: [UInt8]
+        let wantsDiagnostics: Bool
+        let wantsMisses: Bool
+        let wantsImages: Bool
+        let footprint: Int
+
+        init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool, misses: Bool, images: Bool) {
+            self.name = name
+            wantsDiagnostics = diagnostics
+            wantsMisses = misses
+            wantsImages = images
+            self.bundle = bundle.map(ExactName.init)
+            self.localizations = localizations.map { Set($0.map(ExactName.init)) }
+            self.tables = tables.map { Set($0.map(ExactName.init)) }
+            prefix = Wire.eventPrefix(subscription: name)
+            let names = (localizations ?? []) + (tables ?? [])
+            footprint = 256 + name.utf8.count + (bundle?.utf8.count ?? 0) + names.reduce(0) { $0 + $1.utf8.count + 48 }
+        }
     }
 
     /// Whether an event about `scope` goes to this subscription of a connection of `app`.

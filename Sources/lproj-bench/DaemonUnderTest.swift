@@ -146,23 +146,31 @@ struct RawSubscriber {
         }
     }
 
-    /// Reads what is there now (without waiting); whether a line holding `needle` has arrived.
-    mutating func receive(containing needle: [UInt8]) -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+    /// Reads what is there now (without waiting) into `buffer`; whether a line holding `needle` has arrived.
+    mutating func receive(containing needle: [UInt8], buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        let count = recv(descriptor, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
         guard count > 0 else { return false }
-        pending += buffer.prefix(count)
-        let found = pending.withUnsafeBufferPointer { haystack in
-            needle.withUnsafeBufferPointer { needle in
-                guard haystack.count >= needle.count else { return false }
-                for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-                    if memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
-                }
-                return false
-            }
+        let read = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+        // What came is searched where it was read; only a line's unfinished end is kept for the next read.
+        if pending.isEmpty {
+            let found = Self.contains(needle, read)
+            pending += read[(read.lastIndex(of: 0x0A).map { $0 + 1 } ?? 0)...]
+            return found
         }
+        pending += read
+        let found = pending.withUnsafeBytes { Self.contains(needle, $0) }
         if let newline = pending.lastIndex(of: 0x0A) { pending.removeSubrange(...newline) }
         return found
+    }
+
+    private static func contains(_ needle: [UInt8], _ haystack: UnsafeRawBufferPointer) -> Bool {
+        needle.withUnsafeBytes { needle in
+            guard haystack.count >= needle.count else { return false }
+            for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+                if memcmp(haystack.baseAddress! + start, needle.baseAddress!, needle.count) == 0 { return true }
+            }
+            return false
+        }
     }
 }
 

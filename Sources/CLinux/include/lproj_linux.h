@@ -14,6 +14,8 @@ enum {
     LPROJ_POLL_ERR = 0x008,
     LPROJ_POLL_HUP = 0x010,
     LPROJ_POLL_RDHUP = 0x2000,
+    /// Reported once, then disabled until changed again (EPOLLONESHOT).
+    LPROJ_POLL_ONESHOT = 0x40000000,
 };
 
 int lproj_epoll_create(void);
