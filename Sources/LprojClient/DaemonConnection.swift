@@ -41,6 +41,8 @@ public final class DaemonConnection {
     private let descriptor: Int32
     private let interrupter: Interrupter?
     private var framer = LineFramer(maximumLineLength: 1 << 30)
+    /// Where each read lands (made once: a read is a syscall, not a 64 KiB zeroed array as well).
+    private let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
     /// What arrived and was read (each line once), not yet taken, in order.
     private var received: [Wire.Incoming] = []
     private var nextID: Int64 = 0
@@ -84,6 +86,7 @@ public final class DaemonConnection {
     }
 
     deinit {
+        receiveBuffer.deallocate()
         close(descriptor)
         for descriptor in arrivedDescriptors + descriptorsByReply.values.joined() + eventImages.map(\.descriptor) { close(descriptor) }
     }
@@ -259,17 +262,15 @@ public final class DaemonConnection {
         if ready == 0 { throw .timedOut }
         if interrupter != nil, polls[1].revents != 0 { throw .closed }
         if wakeUp != nil, polls[polls.count - 1].revents != 0, polls[0].revents == 0 { return false }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
         var descriptors = [Int32](repeating: -1, count: Int(LPROJ_MAX_DESCRIPTORS) + 6)
         var descriptorCount: Int32 = 0
-        let count = buffer.withUnsafeMutableBytes {
-            lproj_receive_with_descriptors(descriptor, $0.baseAddress, $0.count, &descriptors, Int32(descriptors.count), &descriptorCount)
-        }
+        let count = lproj_receive_with_descriptors(descriptor, receiveBuffer.baseAddress, receiveBuffer.count, &descriptors, Int32(descriptors.count),
+                                                   &descriptorCount)
         arrivedDescriptors += descriptors.prefix(Int(descriptorCount))
         if count < 0 && errno == EINTR { return true }
         guard count > 0 else { throw .closed }
         guard arrivedDescriptors.count <= Self.maximumWaitingDescriptors else { throw .garbled("descriptors no reply asked for") }
-        for output in framer.append(buffer.prefix(count)) {
+        for output in framer.append(UnsafeRawBufferPointer(rebasing: receiveBuffer[..<count])) {
             guard case .line(let line) = output else { continue }
             guard let message = Wire.Incoming(line: line) else { throw .garbled(String(decoding: line, as: UTF8.self)) }
             if case .reply(let reply) = message, !arrivedDescriptors.isEmpty { try matchDescriptors(to: reply) }

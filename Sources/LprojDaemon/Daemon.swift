@@ -52,6 +52,12 @@ public final class Daemon {
     var spareDescriptor: Int32 = -1
     /// The listening socket is out of the loop: no descriptor, not even the spare, was left to refuse with.
     var acceptPaused = false
+    /// Where each client's read lands (one for the loop: made once, not zeroed for every read).
+    private let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+
+    deinit {
+        receiveBuffer.deallocate()
+    }
 
     /// Blocks the signals the loop reads from a signalfd. Call it first in
     /// `main`, before any thread starts, so every thread inherits the mask.
@@ -253,8 +259,7 @@ public final class Daemon {
     private func service(_ client: ClientConnection, events: UInt32) {
         if events & interestOut != 0 { flush(client) }
         guard events & (interestIn | interestHangUp | interestError | interestPeerClosed) != 0 else { return }
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = buffer.withUnsafeMutableBytes { recv(client.descriptor, $0.baseAddress, $0.count, 0) }
+        let count = recv(client.descriptor, receiveBuffer.baseAddress, receiveBuffer.count, 0)
         if count < 0 {
             if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
             return disconnect(client, reason: String(cString: strerror(errno)))
@@ -262,7 +267,7 @@ public final class Daemon {
         if count == 0 {
             return disconnect(client, reason: nil)
         }
-        for output in client.framer.append(buffer.prefix(count)) {
+        for output in client.framer.append(UnsafeRawBufferPointer(rebasing: receiveBuffer[..<count])) {
             switch output {
             case .line(let line):
                 if line.isEmpty { continue }

@@ -81,7 +81,10 @@ extension Wire {
         private static let routing: Set<String> = ["id", "ok", "error", "sub", "event", "clock", "image"]
     }
 
-    private struct Scanner {
+    /// One pass over a line's JSON, for the readers that skip `JSONDecoder`
+    /// (`Envelope`, `TableChanged.scanned`): each method takes what it reads
+    /// or says it cannot, and the caller then gives up.
+    struct Scanner {
         let bytes: [UInt8]
         var index = 0
 

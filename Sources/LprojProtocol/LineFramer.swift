@@ -26,13 +26,14 @@ public struct LineFramer: Sendable {
     public var bufferedByteCount: Int { pending.count }
 
     /// Feeds `bytes`; returns the lines (and refusals) they complete.
-    public mutating func append(_ bytes: some BidirectionalCollection<UInt8>) -> [Output] {
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) -> [Output] {
         var outputs: [Output] = []
-        var chunk = bytes[...]
-        while !chunk.isEmpty {
-            let newline = chunk.firstIndex(of: 0x0A)
-            let piece = chunk[..<(newline ?? chunk.endIndex)]
-            chunk = newline.map { chunk[chunk.index(after: $0)...] } ?? chunk[chunk.endIndex...]
+        var start = 0
+        while start < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+            let newline = memchr(rest.baseAddress!, 0x0A, rest.count).map { UnsafeRawPointer($0) - rest.baseAddress! }
+            let piece = UnsafeRawBufferPointer(rebasing: rest[..<(newline ?? rest.count)])
+            start += newline.map { $0 + 1 } ?? rest.count
             if !skipping {
                 // The limit counts the line without its "\r\n".
                 // A final "\r" may still be the start of "\r\n", so it is not counted yet.
@@ -57,4 +58,13 @@ public struct LineFramer: Sendable {
         }
         return outputs
     }
+
+    /// Feeds `bytes` as `append(_:)` of their buffer does.
+    public mutating func append(_ bytes: some Collection<UInt8>) -> [Output] {
+        Array(bytes).withUnsafeBytes { append($0) }
+    }
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
