@@ -85,18 +85,11 @@ extension Wire.Scanner {
             guard index + 1 < bytes.count else { return nil }
             let escaped = bytes[index + 1]
             index += 2
-            switch escaped {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(escaped)
-            case UInt8(ascii: "b"): text.append(0x08)
-            case UInt8(ascii: "f"): text.append(0x0C)
-            case UInt8(ascii: "n"): text.append(0x0A)
-            case UInt8(ascii: "r"): text.append(0x0D)
-            case UInt8(ascii: "t"): text.append(0x09)
-            case UInt8(ascii: "u"):
-                guard let scalar = escapedScalar() else { return nil }
+            if let byte = JSONStringEscape.byte(for: escaped) {
+                text.append(byte)
+            } else {
+                guard escaped == UInt8(ascii: "u"), let scalar = escapedScalar() else { return nil }
                 text += Array(String(Character(scalar)).utf8)
-            default:
-                return nil
             }
             decoded = text
             start = index

@@ -292,15 +292,11 @@ indirect enum CatalogJSON: Equatable, Sendable {
                 guard index + 1 < text.count else { break }
                 let escape = text[index + 1]
                 index += 2
+                if let byte = JSONStringEscape.byte(for: escape) {
+                    output.append(byte)
+                    continue
+                }
                 switch escape {
-                case UInt8(ascii: "\""): output.append(0x22)
-                case UInt8(ascii: "\\"): output.append(0x5C)
-                case UInt8(ascii: "/"): output.append(0x2F)
-                case UInt8(ascii: "b"): output.append(0x08)
-                case UInt8(ascii: "f"): output.append(0x0C)
-                case UInt8(ascii: "n"): output.append(0x0A)
-                case UInt8(ascii: "r"): output.append(0x0D)
-                case UInt8(ascii: "t"): output.append(0x09)
                 case UInt8(ascii: "u"):
                     var unit = try hexUnit()
                     if unit >= 0xD800, unit < 0xDC00, index + 1 < text.count, text[index] == 0x5C, text[index + 1] == UInt8(ascii: "u") {
