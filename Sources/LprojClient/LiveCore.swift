@@ -36,6 +36,7 @@ final class LiveCore: Sendable {
         self.source = Mutex(source)
         self.choice = choice
         self.environment = environment
+        systemPreferences = SystemLanguages.preferences(environment: environment)
     }
 
     /// Each localization of `source`, to be read when a view first needs it.
@@ -92,7 +93,8 @@ final class LiveCore: Sendable {
         }
     }
 
-    var systemPreferences: [String] { SystemLanguages.preferences(environment: environment) }
+    /// The languages `environment` prefers (it never changes: read once, not on every save).
+    let systemPreferences: [String]
 
     /// Makes a new snapshot from the current one and swaps it in; one change
     /// event when something a reader can see changed.

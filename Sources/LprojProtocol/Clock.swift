@@ -13,11 +13,14 @@ public struct Clock: Hashable, Sendable, Comparable, CustomStringConvertible, Co
 
     /// Parses `instance:sequence`; nil when malformed.
     public init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), colon != text.startIndex,
-              let sequence = UInt64(text[text.index(after: colon)...]) else { return nil }
-        let instance = String(text[..<colon])
-        guard instance.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else { return nil }
-        self.init(instance: instance, sequence: sequence)
+        // Read as bytes (every client reads a clock with every event): the instance is ASCII letters, digits and "-".
+        let bytes = text.utf8
+        guard let colon = bytes.lastIndex(of: UInt8(ascii: ":")), colon != bytes.startIndex,
+              let sequence = UInt64(Substring(bytes[bytes.index(after: colon)...])) else { return nil }
+        guard bytes[..<colon].allSatisfy({ byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+        }) else { return nil }
+        self.init(instance: String(Substring(bytes[..<colon])), sequence: sequence)
     }
 
     public var description: String { "\(instance):\(sequence)" }

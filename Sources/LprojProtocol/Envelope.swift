@@ -35,11 +35,19 @@ extension Wire {
             guard scanner.skipSpace(), scanner.take(UInt8(ascii: "{")) else { return false }
             scanner.skipSpace()
             if !scanner.take(UInt8(ascii: "}")) {
-                var seen: Set<String> = []
+                // Routing members seen, a bit each (a set of strings cost a hash and an allocation per line).
+                var seen = 0
                 while true {
-                    guard let key = scanner.plainString(), scanner.skipSpace(), scanner.take(UInt8(ascii: ":")), scanner.skipSpace() else { return false }
+                    guard let keyRange = scanner.plainBytes(), scanner.skipSpace(), scanner.take(UInt8(ascii: ":")), scanner.skipSpace() else { return false }
+                    let routing = Self.routing.firstIndex { line[keyRange].elementsEqual($0.utf8) }
                     // A routing member given twice: which one counts is the decoder's to say.
-                    if Self.routing.contains(key), !seen.insert(key).inserted { return false }
+                    if let routing {
+                        guard seen & 1 << routing == 0 else { return false }
+                        seen |= 1 << routing
+                    } else if String(validating: line[keyRange], as: UTF8.self) == nil {
+                        return false
+                    }
+                    let key = routing.map { Self.routing[$0] } ?? ""
                     switch key {
                     case "id":
                         if scanner.null() {
@@ -78,7 +86,7 @@ extension Wire {
             return scanner.atEnd
         }
 
-        private static let routing: Set<String> = ["id", "ok", "error", "sub", "event", "clock", "image"]
+        private static let routing = ["id", "ok", "error", "sub", "event", "clock", "image"]
     }
 
     /// One pass over a line's JSON, for the readers that skip `JSONDecoder`
@@ -101,6 +109,22 @@ extension Wire {
             guard index < bytes.count, bytes[index] == byte else { return false }
             index += 1
             return true
+        }
+
+        /// The bytes of a string without escapes (not checked as UTF-8); nil otherwise.
+        mutating func plainBytes() -> Range<Int>? {
+            guard take(UInt8(ascii: "\"")) else { return nil }
+            let start = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return start..<(index - 1)
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                index += 1
+            }
+            return nil
         }
 
         /// A string without escapes, as valid UTF-8; nil otherwise (nothing consumed that matters: the caller gives up).

@@ -15,11 +15,15 @@ extension TableChanged {
         var clock: Clock?, bundle: String?, language: String?, table: String?
         var added: [String: Entry]?, changed: [String: Entry]?, removed: [String]?
         var deleted: Bool?, image: Bool?
-        var seen: Set<String> = []
+        // The members read, a bit each.
+        var seen = 0
         guard scanner.skipSpace(), scanner.take(UInt8(ascii: "{")), scanner.skipSpace(), !scanner.take(UInt8(ascii: "}")) else { return nil }
         while true {
-            guard let key = scanner.string(), seen.insert(key).inserted, scanner.skipSpace(), scanner.take(UInt8(ascii: ":")),
-                  scanner.skipSpace() else { return nil }
+            guard let key = scanner.string(), scanner.skipSpace(), scanner.take(UInt8(ascii: ":")), scanner.skipSpace() else { return nil }
+            if let member = Self.members.firstIndex(of: key) {
+                guard seen & 1 << member == 0 else { return nil }
+                seen |= 1 << member
+            }
             switch key {
             case "clock":
                 guard let text = scanner.string(), let value = Clock(text) else { return nil }
@@ -58,6 +62,9 @@ extension TableChanged {
         event.image = image
         return event
     }
+
+    /// The members `scanned` reads (each at most once).
+    private static let members = ["clock", "bundle", "language", "table", "added", "changed", "removed", "deleted", "image"]
 }
 
 extension Wire.Scanner {

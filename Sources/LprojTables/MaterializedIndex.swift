@@ -43,8 +43,8 @@ final class MaterializedIndex: @unchecked Sendable {
         let slotCount = TableStorage.slotCount(for: table.count)
         mask = slotCount - 1
         byteCount = slotCount * Self.stride
-        if byteCount >= Self.mappingThreshold,
-           let mapping = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapping != MAP_FAILED {
+        if byteCount >= Self.mappingThreshold, let mapping = Self.reusedMapping(of: byteCount)
+            ?? mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapping != MAP_FAILED {
             slots = mapping
             isMapping = true
         } else {
@@ -57,14 +57,21 @@ final class MaterializedIndex: @unchecked Sendable {
     deinit {
         var left = madeCount.load(ordering: .acquiring)
         var slot = 0
+        // No lookup runs now (each holds its table, which holds this): every slot claimed is made. Each is emptied
+        // as its entry goes, so that past the last one every key word is zero and the slots can serve another index.
         while left > 0, slot <= mask {
             if word(slot).pointee.load(ordering: .acquiring) & Self.stateMask == Self.made {
                 _ = entryPointer(slot).move()
+                word(slot).pointee.store(0, ordering: .relaxed)
                 left -= 1
             }
             slot += 1
         }
-        if isMapping { munmap(slots, byteCount) } else { free(slots) }
+        if isMapping {
+            if !Self.keepForReuse(slots, byteCount: byteCount) { munmap(slots, byteCount) }
+        } else {
+            free(slots)
+        }
     }
 
     /// The entry made for `key` (whose hash is `hash`, with the table's text
@@ -117,6 +124,31 @@ final class MaterializedIndex: @unchecked Sendable {
     }
 
     @inline(__always)
+    /// Slot mappings of indexes gone, kept for the next index of their size
+    /// (their key words all zero): a client replaces a table's index on every
+    /// save of it, and unmapping one — a TLB flush on every processor its
+    /// threads ran on — then faulting the next one's pages in cost more than
+    /// emptying the slots that were used. Their touched pages stay resident:
+    /// at most `reusableBytes` are kept (as addresses: a pointer is not `Sendable`).
+    private static let reusable = Mutex<[(byteCount: Int, address: UInt)]>([])
+    private static let reusableBytes = 4 << 20
+
+    private static func reusedMapping(of byteCount: Int) -> UnsafeMutableRawPointer? {
+        reusable.withLock { kept in
+            guard let index = kept.firstIndex(where: { $0.byteCount == byteCount }) else { return nil }
+            return UnsafeMutableRawPointer(bitPattern: kept.remove(at: index).address)
+        }
+    }
+
+    /// Whether `slots` was kept for reuse (else the caller unmaps it).
+    private static func keepForReuse(_ slots: UnsafeMutableRawPointer, byteCount: Int) -> Bool {
+        reusable.withLock { kept in
+            guard kept.reduce(byteCount, { $0 + $1.byteCount }) <= reusableBytes else { return false }
+            kept.append((byteCount, UInt(bitPattern: slots)))
+            return true
+        }
+    }
+
     private func word(_ slot: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
         (slots + slot * Self.stride).assumingMemoryBound(to: Atomic<UInt64>.self)
     }

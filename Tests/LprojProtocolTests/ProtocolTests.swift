@@ -170,6 +170,10 @@ final class WireTests: XCTestCase {
         XCTAssertNil(Clock("abc"))
         XCTAssertNil(Clock("a:b"))
         XCTAssertNil(Clock("a b:1"))
+        XCTAssertEqual(Clock("Zz-09:18446744073709551615"), Clock(instance: "Zz-09", sequence: .max))
+        XCTAssertEqual(Clock("a:b:3"), nil)
+        for instance in ["é", "a_b", "a@", "[", "`", "{", "٣", "a/b"] { XCTAssertNil(Clock(instance + ":1"), instance) }
+        XCTAssertNil(Clock("a:18446744073709551616"))
         XCTAssertLessThan(Clock(instance: "i", sequence: 9), Clock(instance: "i", sequence: 10))
     }
 }

@@ -72,6 +72,22 @@ final class TableStorageTests: XCTestCase {
         }
     }
 
+    /// A materialized table's slots are reused by the next table of their
+    /// size once it is gone (a client's table replaced on a save): what the
+    /// first made is never found in the second, whose keys sit at the same
+    /// places in its text.
+    func testSlotsOfAMaterializedTableGoneServeTheNextOneEmpty() {
+        for round in 0..<6 {
+            // The same shape every round (key lengths, so places in the text), other keys and values.
+            let letter = ["a", "b", "c", "d", "e", "f"][round]
+            let entries = Dictionary(uniqueKeysWithValues: (0..<3_000).map { ("\(letter).\(100_000 + $0)", Entry(text: "\(round) \($0)")) })
+            let table = Table(entries).materialized()
+            for (key, entry) in entries where key.hasSuffix("7") || round % 2 == 1 { XCTAssertEqual(table[key], entry, key) }
+            XCTAssertEqual(table.entries, entries, "round \(round)")
+            if round > 0 { XCTAssertNil(table["\(["a", "b", "c", "d", "e", "f"][round - 1]).100007"], "round \(round)") }
+        }
+    }
+
     /// The last definition of a key wins and keeps the place of the first;
     /// the later positions are reported.
     func testRepeatedKeysLastWinsInTheFirstPlace() {
