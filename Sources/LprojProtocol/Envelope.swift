@@ -129,18 +129,7 @@ extension Wire {
 
         /// A string without escapes, as valid UTF-8; nil otherwise (nothing consumed that matters: the caller gives up).
         mutating func plainString() -> String? {
-            guard take(UInt8(ascii: "\"")) else { return nil }
-            let start = index
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\"") {
-                    index += 1
-                    return String(validating: bytes[start..<(index - 1)], as: UTF8.self)
-                }
-                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-                index += 1
-            }
-            return nil
+            plainBytes().flatMap { String(validating: bytes[$0], as: UTF8.self) }
         }
 
         /// `null`, taken.
