@@ -94,6 +94,6 @@ public enum Resolver {
     /// form, variables substituted and specifiers left in place — what a view's `localizedString(forKey:)` gives.
     static func shown(_ entry: Entry, in localization: String) -> String {
         if let text = entry.text { return text }
-        return StringFormatter(language: LanguageTag(localization)?.identifier ?? "en").string(for: entry, arguments: [])
+        return StringFormatter.forLocalization(localization).string(for: entry, arguments: [])
     }
 }

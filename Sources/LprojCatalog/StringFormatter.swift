@@ -1,5 +1,6 @@
 import Foundation
 import LprojTables
+import Synchronization
 
 /// printf-style formatting the way `String.localizedStringWithFormat` does
 /// it, plus the `%#@variable@` substitutions of `.stringsdict` entries and
@@ -23,6 +24,25 @@ public struct StringFormatter: Sendable {
         self.language = language
         self.locale = Locale(identifier: language)
     }
+
+    /// The formatter for a localization's texts (`zh-Hant`, nil: none):
+    /// its language tag's, English when it has none. Made once per
+    /// localization in a process and kept — a live bundle makes its views
+    /// anew on every save, and parsing the tag and making a `Locale` cost
+    /// more than the rest of a view.
+    public static func forLocalization(_ localization: String?) -> StringFormatter {
+        let name = localization ?? ""
+        if let kept = kept.withLock({ $0[name] }) { return kept }
+        let made = StringFormatter(language: localization.flatMap { LanguageTag($0)?.identifier } ?? "en")
+        return kept.withLock { kept in
+            // Localizations are few; a process that meets very many starts over rather than grow.
+            if kept.count >= 256 { kept.removeAll() }
+            kept[name] = made
+            return made
+        }
+    }
+
+    private static let kept = Mutex<[String: StringFormatter]>([:])
 
     /// `format` with `arguments` substituted.
     public func string(format: String, arguments: [any CVarArg]) -> String {

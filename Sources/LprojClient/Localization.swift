@@ -48,7 +48,7 @@ extension LiveBundle {
             self.bundlePath = bundlePath
             self.developmentFallback = developmentFallback
             language = searchList.first { $0 != "Base" } ?? searchList.first
-            formatter = StringFormatter(language: language.flatMap { LanguageTag($0)?.identifier } ?? "en")
+            formatter = StringFormatter.forLocalization(language)
             var found: [String: Table] = [:]
             for localization in searchList.reversed() {
                 for (name, table) in tables[localization] ?? [:] { found[name] = table }

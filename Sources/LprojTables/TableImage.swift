@@ -16,7 +16,7 @@ import Foundation
 /// magic `lprojtbl`, version (UInt32), flags (UInt32: bit 0, 8-byte
 /// slots), entries, slots, text bytes, JSON bytes, seed and checksum
 /// (UInt64 each). Then the slots, the records (16 bytes each), the text,
-/// padding to 8, the JSON.
+/// padding to 8, the JSON. (Version 2: the checksum in four lanes.)
 ///
 /// Reading refuses what it cannot read whole — another magic or version,
 /// sizes that disagree with each other or with the bytes, a checksum that
@@ -24,7 +24,7 @@ import Foundation
 /// empty slot — and never touches a byte past the ones it is given.
 public enum TableImage {
     /// The version this code writes and reads.
-    public static let version: UInt32 = 1
+    public static let version: UInt32 = 2
 
     /// Why an image cannot be read.
     public struct Refusal: Error, CustomStringConvertible, Sendable, Equatable {
@@ -97,25 +97,52 @@ public enum TableImage {
         guard checksum(bytes) == header.checksum else { throw Refusal("the table image's checksum does not match its bytes") }
         let body = UnsafeMutableRawPointer(mutating: base + headerSize)
         let records = (body + slotBytes).assumingMemoryBound(to: TableRecord.self)
+        // The records and slots are checked in flat passes (every client checks every image it maps, on every save);
+        // only when one fails is it looked for again, to be named.
         var richCount = 0
+        var outside = false
         for position in 0..<count {
             let record = records[position]
-            guard UInt64(record.keyOffset) + UInt64(record.keyLength) <= UInt64(textLength) else {
-                throw Refusal("entry \(position) of the table image has its key outside the text")
-            }
-            if record.isRich {
-                richCount = max(richCount, Int(record.valueOffset) + 1)
-            } else if UInt64(record.valueOffset) + UInt64(record.valueLength) > UInt64(textLength) {
-                throw Refusal("entry \(position) of the table image has its value outside the text")
+            let rich = record.isRich
+            let valueEnd = rich ? 0 : UInt64(record.valueOffset) + UInt64(record.valueLength)
+            outside = outside || UInt64(record.keyOffset) + UInt64(record.keyLength) > UInt64(textLength) || valueEnd > UInt64(textLength)
+            richCount = max(richCount, rich ? Int(record.valueOffset) + 1 : 0)
+        }
+        if outside {
+            for position in 0..<count {
+                let record = records[position]
+                guard UInt64(record.keyOffset) + UInt64(record.keyLength) <= UInt64(textLength) else {
+                    throw Refusal("entry \(position) of the table image has its key outside the text")
+                }
+                guard record.isRich || UInt64(record.valueOffset) + UInt64(record.valueLength) <= UInt64(textLength) else {
+                    throw Refusal("entry \(position) of the table image has its value outside the text")
+                }
             }
         }
+        // An occupied slot names an entry 1...count; an empty one is 0.
         var empty = 0
-        for slot in 0..<slotCount {
-            let position = wide ? Int(body.load(fromByteOffset: slot * 8, as: UInt64.self) & 0xFFFF_FFFF)
-                                : Int(body.load(fromByteOffset: slot * 4, as: UInt32.self) & 0x00FF_FFFF)
-            let occupied = wide ? body.load(fromByteOffset: slot * 8, as: UInt64.self) != 0 : body.load(fromByteOffset: slot * 4, as: UInt32.self) != 0
-            if !occupied { empty += 1; continue }
-            guard position >= 1, position <= count else { throw Refusal("slot \(slot) of the table image names no entry") }
+        var highest: UInt64 = 0
+        if wide {
+            let slots = body.assumingMemoryBound(to: UInt64.self)
+            for slot in 0..<slotCount {
+                let value = slots[slot], position = value & 0xFFFF_FFFF
+                empty &+= value == 0 ? 1 : 0
+                highest = max(highest, value == 0 ? 0 : position == 0 ? .max : position)
+            }
+        } else {
+            let slots = body.assumingMemoryBound(to: UInt32.self)
+            for slot in 0..<slotCount {
+                let value = slots[slot], position = UInt64(value & 0x00FF_FFFF)
+                empty &+= value == 0 ? 1 : 0
+                highest = max(highest, value == 0 ? 0 : position == 0 ? .max : position)
+            }
+        }
+        if highest > UInt64(count) {
+            for slot in 0..<slotCount {
+                let value = wide ? body.load(fromByteOffset: slot * 8, as: UInt64.self) : UInt64(body.load(fromByteOffset: slot * 4, as: UInt32.self))
+                let position = value & (wide ? 0xFFFF_FFFF : 0x00FF_FFFF)
+                guard value == 0 || (position >= 1 && position <= UInt64(count)) else { throw Refusal("slot \(slot) of the table image names no entry") }
+            }
         }
         // A lookup probes until an empty slot: an index without one would never end.
         guard empty > 0 else { throw Refusal("the table image's index has no empty slot") }
@@ -163,10 +190,36 @@ public enum TableImage {
 
     static func padded(_ offset: Int) -> Int { (offset + 7) & ~7 }
 
-    /// The checksum of an image: its header up to the checksum, then everything after the header.
+    /// The checksum of an image: its header up to the checksum, then
+    /// everything after the header — the body in four lanes of 8-byte words
+    /// mixed apart (each client checks each image it maps: one lane is a
+    /// chain of dependent multiplies), the lanes and the tail then hashed
+    /// together. (Version 1 hashed the body in one lane.)
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         let head = TableHash.hash(UnsafeRawBufferPointer(rebasing: bytes[..<checksumOffset]), seed: checksumSeed)
-        return TableHash.hash(UnsafeRawBufferPointer(rebasing: bytes[headerSize...]), seed: head)
+        let body = UnsafeRawBufferPointer(rebasing: bytes[headerSize...])
+        var lanes: (UInt64, UInt64, UInt64, UInt64) = (head, head ^ laneKeys.0, head ^ laneKeys.1, head ^ laneKeys.2)
+        let blocks = body.count / 32
+        if let base = body.baseAddress {
+            for block in 0..<blocks {
+                let offset = block * 32
+                lanes.0 = laneMix(lanes.0, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                lanes.1 = laneMix(lanes.1, base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+                lanes.2 = laneMix(lanes.2, base.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+                lanes.3 = laneMix(lanes.3, base.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+            }
+        }
+        let seed = withUnsafeBytes(of: lanes) { TableHash.hash($0, seed: UInt64(truncatingIfNeeded: body.count)) }
+        return TableHash.hash(UnsafeRawBufferPointer(rebasing: body[(blocks * 32)...]), seed: seed)
+    }
+
+    private static let laneKeys: (UInt64, UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9)
+
+    /// One word into a lane: the two combined, multiplied out to 128 bits by an odd constant, folded.
+    @inline(__always)
+    private static func laneMix(_ lane: UInt64, _ word: UInt64) -> UInt64 {
+        let product = (lane ^ word).multipliedFullWidth(by: 0xA076_1D64_78BD_642F)
+        return product.high ^ product.low
     }
 }
 

@@ -178,7 +178,7 @@ final class SharedTablesTests: XCTestCase {
         var flipped = good
         flipped[good.count - 3] ^= 0x20
         var future = good
-        future[8] = 2
+        future[8] = UInt8(TableImage.version + 1)
         let cases: [(String, ImageServer.Answer)] = [
             ("a flipped byte", .sealed([flipped])),
             ("a truncated image", .sealed([Array(good.prefix(good.count - 8))])),
@@ -221,7 +221,7 @@ final class SharedTablesTests: XCTestCase {
         var flipped = evented
         flipped[evented.count - 3] ^= 0x20
         var future = evented
-        future[8] = 2
+        future[8] = UInt8(TableImage.version + 1)
         let cases: [(String, ImageServer.Answer, expected: String, requests: Int)] = [
             ("a good image", .sealed([evented]), "Evented", 1),
             ("a flipped byte", .sealed([flipped]), "Asked again", 2),

@@ -71,7 +71,7 @@ final class TableImageTests: XCTestCase {
         var image = TableImage.encode(sampleTable())
         forge(&image) { $0.storeBytes(of: TableImage.version + 1, toByteOffset: 8, as: UInt32.self) }
         XCTAssertThrowsError(try TableImage.table(in: image)) { error in
-            XCTAssertEqual("\(error)", "a table image of version 2; this reader knows version 1")
+            XCTAssertEqual("\(error)", "a table image of version 3; this reader knows version 2")
         }
     }
 
