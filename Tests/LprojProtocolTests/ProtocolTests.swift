@@ -1,5 +1,6 @@
 import Foundation
 import LprojTables
+import LprojTestSupport
 import XCTest
 @testable import LprojProtocol
 
@@ -30,6 +31,35 @@ final class LineFramerTests: XCTestCase {
         XCTAssertEqual(lines(framer.append(Array("tail\nok\n".utf8))), ["ok"])
         XCTAssertEqual(lines(framer.append(Array("1234567\r\n".utf8))), ["1234567"])
         XCTAssertEqual(lines(framer.append(Array("12345678\r\n".utf8))), ["12345678"], "the \\r does not count")
+    }
+}
+
+extension LineFramerTests {
+    /// Seeded streams of `a`, `\r` and `\n` cut at random places give the
+    /// lines (and refusals) a plain reading of the whole stream gives.
+    func testAnyChunkingGivesTheLinesOfTheWholeStream() {
+        var random = SplitMix64(seed: 7)
+        for _ in 0..<3_000 {
+            let limit = random.next(10)
+            let stream = (0..<random.next(60)).map { _ in [UInt8(ascii: "a"), 0x0D, 0x0A][random.next(3) == 0 ? 1 + random.next(2) : 0] }
+            var expected: [String] = []
+            var pieces = stream.split(separator: 0x0A, omittingEmptySubsequences: false)
+            let unterminated = pieces.removeLast()
+            for piece in pieces {
+                let line = piece.last == 0x0D ? piece.dropLast() : piece
+                expected.append(line.count > limit ? "<overlong>" : String(decoding: line, as: UTF8.self))
+            }
+            if unterminated.count - (unterminated.last == 0x0D ? 1 : 0) > limit { expected.append("<overlong>") }
+            var framer = LineFramer(maximumLineLength: limit)
+            var got: [String] = []
+            var start = 0
+            while start < stream.count {
+                let end = min(stream.count, start + 1 + random.next(8))
+                got += lines(stream[start..<end].withUnsafeBytes { framer.append($0) })
+                start = end
+            }
+            XCTAssertEqual(got, expected, "\(stream) limit \(limit)")
+        }
     }
 }
 
