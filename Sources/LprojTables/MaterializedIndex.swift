@@ -123,7 +123,6 @@ final class MaterializedIndex: @unchecked Sendable {
         }
     }
 
-    @inline(__always)
     /// Slot mappings of indexes gone, kept for the next index of their size
     /// (their key words all zero): a client replaces a table's index on every
     /// save of it, and unmapping one — a TLB flush on every processor its
@@ -149,6 +148,7 @@ final class MaterializedIndex: @unchecked Sendable {
         }
     }
 
+    @inline(__always)
     private func word(_ slot: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
         (slots + slot * Self.stride).assumingMemoryBound(to: Atomic<UInt64>.self)
     }

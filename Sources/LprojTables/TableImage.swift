@@ -99,50 +99,37 @@ public enum TableImage {
         let records = (body + slotBytes).assumingMemoryBound(to: TableRecord.self)
         // The records and slots are checked in flat passes (every client checks every image it maps, on every save);
         // only when one fails is it looked for again, to be named.
+        func keyOutside(_ record: TableRecord) -> Bool { UInt64(record.keyOffset) + UInt64(record.keyLength) > UInt64(textLength) }
+        func valueOutside(_ record: TableRecord) -> Bool {
+            !record.isRich && UInt64(record.valueOffset) + UInt64(record.valueLength) > UInt64(textLength)
+        }
         var richCount = 0
         var outside = false
         for position in 0..<count {
             let record = records[position]
-            let rich = record.isRich
-            let valueEnd = rich ? 0 : UInt64(record.valueOffset) + UInt64(record.valueLength)
-            outside = outside || UInt64(record.keyOffset) + UInt64(record.keyLength) > UInt64(textLength) || valueEnd > UInt64(textLength)
-            richCount = max(richCount, rich ? Int(record.valueOffset) + 1 : 0)
+            outside = outside || keyOutside(record) || valueOutside(record)
+            richCount = max(richCount, record.isRich ? Int(record.valueOffset) + 1 : 0)
         }
-        if outside {
-            for position in 0..<count {
-                let record = records[position]
-                guard UInt64(record.keyOffset) + UInt64(record.keyLength) <= UInt64(textLength) else {
-                    throw Refusal("entry \(position) of the table image has its key outside the text")
-                }
-                guard record.isRich || UInt64(record.valueOffset) + UInt64(record.valueLength) <= UInt64(textLength) else {
-                    throw Refusal("entry \(position) of the table image has its value outside the text")
-                }
-            }
+        if outside, let position = (0..<count).first(where: { keyOutside(records[$0]) || valueOutside(records[$0]) }) {
+            throw Refusal("entry \(position) of the table image has its \(keyOutside(records[position]) ? "key" : "value") outside the text")
         }
         // An occupied slot names an entry 1...count; an empty one is 0.
+        let positionMask: UInt64 = wide ? 0xFFFF_FFFF : 0x00FF_FFFF
+        func slot(_ index: Int) -> UInt64 {
+            wide ? body.load(fromByteOffset: index * 8, as: UInt64.self) : UInt64(body.load(fromByteOffset: index * 4, as: UInt32.self))
+        }
         var empty = 0
         var highest: UInt64 = 0
-        if wide {
-            let slots = body.assumingMemoryBound(to: UInt64.self)
-            for slot in 0..<slotCount {
-                let value = slots[slot], position = value & 0xFFFF_FFFF
-                empty &+= value == 0 ? 1 : 0
-                highest = max(highest, value == 0 ? 0 : position == 0 ? .max : position)
-            }
-        } else {
-            let slots = body.assumingMemoryBound(to: UInt32.self)
-            for slot in 0..<slotCount {
-                let value = slots[slot], position = UInt64(value & 0x00FF_FFFF)
-                empty &+= value == 0 ? 1 : 0
-                highest = max(highest, value == 0 ? 0 : position == 0 ? .max : position)
-            }
+        for index in 0..<slotCount {
+            let value = slot(index), position = value & positionMask
+            empty &+= value == 0 ? 1 : 0
+            highest = max(highest, value == 0 ? 0 : position == 0 ? .max : position)
         }
-        if highest > UInt64(count) {
-            for slot in 0..<slotCount {
-                let value = wide ? body.load(fromByteOffset: slot * 8, as: UInt64.self) : UInt64(body.load(fromByteOffset: slot * 4, as: UInt32.self))
-                let position = value & (wide ? 0xFFFF_FFFF : 0x00FF_FFFF)
-                guard value == 0 || (position >= 1 && position <= UInt64(count)) else { throw Refusal("slot \(slot) of the table image names no entry") }
-            }
+        if highest > UInt64(count), let index = (0..<slotCount).first(where: {
+            let value = slot($0), position = value & positionMask
+            return value != 0 && (position == 0 || position > UInt64(count))
+        }) {
+            throw Refusal("slot \(index) of the table image names no entry")
         }
         // A lookup probes until an empty slot: an index without one would never end.
         guard empty > 0 else { throw Refusal("the table image's index has no empty slot") }
