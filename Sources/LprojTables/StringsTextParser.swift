@@ -10,7 +10,7 @@ import Glibc
 /// The grammar is in STRINGS-GRAMMAR.md. The parser works on raw bytes: every
 /// syntax character is ASCII, so multi-byte UTF-8 sequences only ever appear
 /// inside strings, comments, or as errors.
-struct StringsTextParser {
+struct StringsTextParser: ~Copyable {
     /// A problem at a byte offset, placed on a line later.
     typealias Problem = TextProblem
 
@@ -101,7 +101,7 @@ struct StringsTextParser {
                 index += 1
                 return
             }
-            if builder.text.count > committed { builder.text.removeLast(builder.text.count - committed) }
+            if builder.text.count > committed { builder.text.truncate(to: committed) }
             let keyStart = index
             let keyText = builder.text.count
             guard parseString(role: "key") else { continue }
@@ -246,107 +246,97 @@ struct StringsTextParser {
         return false
     }
 
-    /// The body of a quoted string after its opening quote.
+    /// The body of a quoted string after its opening quote, copied to the
+    /// text as it is read (escapes written as what they stand for).
     private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> Bool {
         let start = index
-        let (found, sawNonASCII) = ByteScan.firstQuoteOrBackslash(quote, in: bytes, from: start)
-        guard let end = found else {
-            reportUnterminated(openedAt: open)
-            return false
-        }
-        if bytes[end] == .backslash {
-            return parseQuotedWithEscapes(quote: quote, openedAt: open, start: start)
-        }
-        index = end + 1
-        appendText(start..<end, isASCII: !sawNonASCII)
-        return true
-    }
-
-    private mutating func parseQuotedWithEscapes(quote: UInt8, openedAt open: Int, start: Int) -> Bool {
         let written = builder.text.count
-        var mark = start
         let count = bytes.count
-        // Escapes write valid UTF-8 of their own: only the text copied needs checking, and only when a byte was not ASCII.
-        var sawNonASCII = false
-        while index < count {
-            let (found, nonASCII) = ByteScan.firstQuoteOrBackslash(quote, in: bytes, from: index)
-            sawNonASCII = sawNonASCII || nonASCII
+        // Escapes write valid UTF-8 of their own: only the text copied needs checking, and the copy checks it as it goes.
+        var doubtful = false
+        while true {
+            // The text of a string is never longer than its source (each escape is longer than what it writes).
+            let destination = builder.text.room(for: count - index)
+            let (found, runDoubtful) = ByteScan.copyToQuoteOrBackslash(quote, from: bytes, at: index, to: destination, validating: validatesUTF8)
+            doubtful = doubtful || runDoubtful
             guard let stop = found else { break }
-            index = stop
-            if bytes[index] == quote {
-                append(mark..<index)
-                index += 1
-                if validatesUTF8, sawNonASCII,
-                   builder.text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: written) }) != nil {
-                    reportInvalidUTF8(in: start..<index - 1)
+            builder.text.commit(stop - index)
+            index = stop + 1
+            if bytes[stop] == quote {
+                if doubtful, builder.text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: written) }) != nil {
+                    reportInvalidUTF8(in: start..<stop)
                     let repaired = Array(pendingText(written..<builder.text.count).utf8)
-                    builder.text.replaceSubrange(written..., with: repaired)
+                    builder.text.replace(from: written, with: repaired)
                 }
                 return true
             }
-            append(mark..<index)
-            let escapeStart = index
-            index += 1
             guard index < count else { break }
-            let escaped = bytes[index]
-            index += 1
-            if escaped >= 0x80 { sawNonASCII = true }
-            var keepEscapedByte = false
-            switch escaped {
-            case UInt8(ascii: "0")...UInt8(ascii: "7"):
-                var number = escaped &- UInt8(ascii: "0")
-                for _ in 0..<2 {
-                    guard index < count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "7") else { break }
-                    number = number &<< 3 &+ (bytes[index] &- UInt8(ascii: "0"))
-                    index += 1
-                }
-                UTF8Validation.append(NeXTSTEPLatin.scalar(for: number), to: &builder.text)
-            case UInt8(ascii: "U"):
-                let unit = readHexUnit()
-                if unit >= 0xD800 && unit < 0xDC00 {
-                    let save = index
-                    if index + 1 < count, bytes[index] == .backslash, bytes[index + 1] == UInt8(ascii: "U") {
-                        index += 2
-                        let low = readHexUnit()
-                        if low >= 0xDC00 && low < 0xE000 {
-                            UTF8Validation.append(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00), to: &builder.text)
-                            break
-                        }
-                        index = save
-                    }
-                    reportLoneSurrogate(unit, at: escapeStart)
-                } else if unit >= 0xDC00 && unit < 0xE000 {
-                    reportLoneSurrogate(unit, at: escapeStart)
-                } else {
-                    UTF8Validation.append(unit, to: &builder.text)
-                }
-            case UInt8(ascii: "a"): builder.text.append(0x07)
-            case UInt8(ascii: "b"): builder.text.append(0x08)
-            case UInt8(ascii: "f"): builder.text.append(0x0C)
-            case UInt8(ascii: "n"): builder.text.append(0x0A)
-            case UInt8(ascii: "r"): builder.text.append(0x0D)
-            case UInt8(ascii: "t"): builder.text.append(0x09)
-            case UInt8(ascii: "v"): builder.text.append(0x0B)
-            case UInt8(ascii: "u"), UInt8(ascii: "x"):
-                // Kept as the letter, as CoreFoundation does; warn when it looks
-                // like a Unicode or hex escape from another language.
-                keepEscapedByte = true
-                let isUnicode = escaped == UInt8(ascii: "u")
-                let digits = countHexDigits(from: index, limit: isUnicode ? 4 : 2)
-                if digits >= 2 {
-                    let sequence = String(decoding: UnsafeBufferPointer(rebasing: bytes[escapeStart..<index + digits]), as: UTF8.self)
-                    let hex = String(sequence.dropFirst(2))
-                    report(.warning, at: escapeStart, "'\(sequence)' is not an escape in .strings: the value gets '\(sequence.dropFirst())'",
-                           hint: "write \\U\(String(repeating: "0", count: 4 - hex.count))\(hex) for that character")
-                }
-            default:
-                // Any other character stands for itself: drop the backslash.
-                keepEscapedByte = true
-            }
-            mark = keepEscapedByte ? escapeStart + 1 : index
+            // An escaped byte that is not ASCII is written alone: the copy after it does not check it.
+            if validatesUTF8, bytes[index] >= 0x80 { doubtful = true }
+            writeEscape(startingAt: stop)
         }
         reportUnterminated(openedAt: open)
         return false
+    }
+
+    /// Writes what the escape whose backslash is at `escapeStart` stands
+    /// for, and moves past it.
+    private mutating func writeEscape(startingAt escapeStart: Int) {
+        let count = bytes.count
+        let escaped = bytes[index]
+        index += 1
+        switch escaped {
+        case UInt8(ascii: "0")...UInt8(ascii: "7"):
+            var number = escaped &- UInt8(ascii: "0")
+            for _ in 0..<2 {
+                guard index < count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "7") else { break }
+                number = number &<< 3 &+ (bytes[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
+            builder.text.append(scalar: NeXTSTEPLatin.scalar(for: number))
+        case UInt8(ascii: "U"):
+            let unit = readHexUnit()
+            if unit >= 0xD800 && unit < 0xDC00 {
+                let save = index
+                if index + 1 < count, bytes[index] == .backslash, bytes[index + 1] == UInt8(ascii: "U") {
+                    index += 2
+                    let low = readHexUnit()
+                    if low >= 0xDC00 && low < 0xE000 {
+                        builder.text.append(scalar: 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                        return
+                    }
+                    index = save
+                }
+                reportLoneSurrogate(unit, at: escapeStart)
+            } else if unit >= 0xDC00 && unit < 0xE000 {
+                reportLoneSurrogate(unit, at: escapeStart)
+            } else {
+                builder.text.append(scalar: unit)
+            }
+        case UInt8(ascii: "a"): builder.text.append(0x07)
+        case UInt8(ascii: "b"): builder.text.append(0x08)
+        case UInt8(ascii: "f"): builder.text.append(0x0C)
+        case UInt8(ascii: "n"): builder.text.append(0x0A)
+        case UInt8(ascii: "r"): builder.text.append(0x0D)
+        case UInt8(ascii: "t"): builder.text.append(0x09)
+        case UInt8(ascii: "v"): builder.text.append(0x0B)
+        case UInt8(ascii: "u"), UInt8(ascii: "x"):
+            // Kept as the letter, as CoreFoundation does; warn when it looks
+            // like a Unicode or hex escape from another language.
+            builder.text.append(escaped)
+            let isUnicode = escaped == UInt8(ascii: "u")
+            let digits = countHexDigits(from: index, limit: isUnicode ? 4 : 2)
+            if digits >= 2 {
+                let sequence = String(decoding: UnsafeBufferPointer(rebasing: bytes[escapeStart..<index + digits]), as: UTF8.self)
+                let hex = String(sequence.dropFirst(2))
+                report(.warning, at: escapeStart, "'\(sequence)' is not an escape in .strings: the value gets '\(sequence.dropFirst())'",
+                       hint: "write \\U\(String(repeating: "0", count: 4 - hex.count))\(hex) for that character")
+            }
+        default:
+            // Any other byte stands for itself: the backslash is dropped (the
+            // rest of a multi-byte character is copied with the text after it).
+            builder.text.append(escaped)
+        }
     }
 
     /// Up to four hex digits after `\U`, as CoreFoundation reads them.
@@ -398,25 +388,18 @@ struct StringsTextParser {
     private mutating func reportLoneSurrogate(_ unit: UInt32, at offset: Int) {
         report(.warning, at: offset, "\\U\(String(unit, radix: 16, uppercase: true)) is half of a surrogate pair; it becomes U+FFFD",
                hint: "write characters beyond U+FFFF as two escapes, e.g. \\UD83D\\UDE00, or as the character itself")
-        UTF8Validation.append(0xFFFD, to: &builder.text)
-    }
-
-    @inline(__always)
-    private mutating func append(_ range: Range<Int>) {
-        if !range.isEmpty { builder.text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range])) }
+        builder.text.append(scalar: 0xFFFD)
     }
 
     /// Writes raw text `range` to the builder; invalid UTF-8 is reported
-    /// and repaired (each bad sequence becomes U+FFFD). Text known to be
-    /// ASCII is not checked.
-    @inline(__always)
-    private mutating func appendText(_ range: Range<Int>, isASCII: Bool = false) {
+    /// and repaired (each bad sequence becomes U+FFFD).
+    private mutating func appendText(_ range: Range<Int>) {
         let text = UnsafeBufferPointer(rebasing: bytes[range])
-        if validatesUTF8, !isASCII, UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil {
+        if validatesUTF8, UTF8Validation.firstInvalidOffset(in: text, from: 0) != nil {
             reportInvalidUTF8(in: range)
             builder.text.append(contentsOf: String(decoding: text, as: UTF8.self).utf8)
         } else {
-            builder.text.append(contentsOf: text)
+            builder.text.append(text)
         }
     }
 

@@ -1,16 +1,16 @@
 /// Makes a `Table` entry by entry: keys and plain values are appended to
 /// one text buffer (a parser writes straight into `text`), and `finish`
 /// copies it with its records into the table's single allocation.
-struct TableBuilder {
+struct TableBuilder: ~Copyable {
     /// The UTF-8 of every key and plain value added so far (and of the
     /// one being parsed, past the last entry).
-    var text: [UInt8] = []
+    var text: TextBuffer
     private var records: [TableRecord] = []
     private var rich: [Entry] = []
 
     init(expectedCount: Int = 0, expectedTextBytes: Int = 0) {
         records.reserveCapacity(expectedCount)
-        text.reserveCapacity(expectedTextBytes)
+        text = TextBuffer(capacity: expectedTextBytes)
     }
 
     var count: Int { records.count }
@@ -42,9 +42,9 @@ struct TableBuilder {
     mutating func add(from table: Table, at position: Int) {
         let keyStart = text.count
         let rich = table.storage.withIndex { index -> Bool in
-            text.append(contentsOf: index.keyBytes(position).assumingMemoryBound(to: UInt8.self))
+            text.append(index.keyBytes(position).assumingMemoryBound(to: UInt8.self))
             guard !index.records[position].isRich else { return true }
-            text.append(contentsOf: index.valueBytes(position).assumingMemoryBound(to: UInt8.self))
+            text.append(index.valueBytes(position).assumingMemoryBound(to: UInt8.self))
             return false
         }
         let keyLength = Int(table.storage.withIndex { $0.records[position].keyLength })
@@ -63,7 +63,7 @@ struct TableBuilder {
     /// (`wideSlots` forces 8-byte index slots, for tests.)
     func finish(duplicates: inout [Int], wideSlots: Bool = false) -> Table {
         if records.isEmpty { return Table() }
-        switch TableStorage.make(records: records, text: text, rich: rich, wideSlots: wideSlots) {
+        switch text.withUnsafeBufferPointer({ TableStorage.make(records: records, text: $0, rich: rich, wideSlots: wideSlots) }) {
         case .success(let storage):
             return Table(storage: storage)
         case .failure(let found):
@@ -76,7 +76,8 @@ struct TableBuilder {
                 duplicates.append(later)
             }
             let kept = records.indices.filter { !dropped.contains($0) }.map { records[$0] }
-            guard case .success(let storage) = TableStorage.make(records: kept, text: text, rich: rich, wideSlots: wideSlots) else {
+            guard case .success(let storage) = text.withUnsafeBufferPointer({ TableStorage.make(records: kept, text: $0, rich: rich, wideSlots: wideSlots) })
+            else {
                 preconditionFailure("keys still repeat after removing the repeats")
             }
             return Table(storage: storage)

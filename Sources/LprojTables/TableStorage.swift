@@ -18,12 +18,12 @@ import CLinux
 /// was made with the image's hash seed, which lookups then use.
 final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
     /// The shared storage of every empty table.
-    nonisolated(unsafe) static let empty = make(slotCount: 1, records: [], text: [], rich: [])
+    nonisolated(unsafe) static let empty = make(slotCount: 1, records: [], text: UnsafeBufferPointer(start: nil, count: 0), rich: [])
 
     /// Storage for `records` over `text`, indexed. When two records have the
     /// same key, nothing is made: the pairs (earlier, later) come back instead.
     /// (`wideSlots` forces 8-byte slots, for tests.)
-    static func make(records: [TableRecord], text: [UInt8], rich: [Entry], wideSlots: Bool = false) -> Result<TableStorage, Duplicates> {
+    static func make(records: [TableRecord], text: UnsafeBufferPointer<UInt8>, rich: [Entry], wideSlots: Bool = false) -> Result<TableStorage, Duplicates> {
         let storage = make(slotCount: slotCount(for: records.count), records: records, text: text, rich: rich, wide: wideSlots)
         let duplicates = storage.withIndex { index in
             var duplicates: [(earlier: Int, later: Int)] = []
@@ -65,7 +65,7 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
     }
 
     /// Unindexed storage of `slotCount` empty slots (a power of two, more than the records).
-    private static func make(slotCount: Int, records: [TableRecord], text: [UInt8], rich: [Entry], wide: Bool = false) -> TableStorage {
+    private static func make(slotCount: Int, records: [TableRecord], text: UnsafeBufferPointer<UInt8>, rich: [Entry], wide: Bool = false) -> TableStorage {
         let wide = wide || records.count >= TableIndex.narrowLimit
         let slotBytes = slotCount * (wide ? 8 : 4)
         let recordBytes = records.count * MemoryLayout<TableRecord>.stride
@@ -84,7 +84,7 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
             let recordBase = (base + slotBytes).bindMemory(to: TableRecord.self, capacity: records.count)
             records.withUnsafeBufferPointer { if let source = $0.baseAddress { recordBase.initialize(from: source, count: $0.count) } }
             let textBase = (base + slotBytes + recordBytes).bindMemory(to: UInt8.self, capacity: text.count)
-            text.withUnsafeBufferPointer { if let source = $0.baseAddress { textBase.initialize(from: source, count: $0.count) } }
+            if let source = text.baseAddress { textBase.initialize(from: source, count: text.count) }
         }
         return storage
     }

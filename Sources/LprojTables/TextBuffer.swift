@@ -1,0 +1,89 @@
+/// The growing UTF-8 text of a table being made: one allocation, written
+/// through its pointer. A parser copies a string straight into the room
+/// past `count` sixteen bytes at a time (`room(for:)`), so the buffer
+/// always keeps `slack` bytes beyond what it was asked for.
+///
+/// Not copyable: it owns its memory, and a copy would share it.
+struct TextBuffer: ~Copyable {
+    /// Bytes of text.
+    private(set) var count = 0
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+
+    /// Bytes writable past any room asked for (a vector's width).
+    static let slack = 32
+
+    init(capacity: Int = 0) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity + Self.slack)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Where the next `bytes` bytes (and `slack` more) can be written;
+    /// `count` moves only with `commit`.
+    @inline(__always)
+    mutating func room(for bytes: Int) -> UnsafeMutablePointer<UInt8> {
+        if count + bytes > capacity { grow(to: count + bytes) }
+        return base + count
+    }
+
+    /// Makes `bytes` written into the room part of the text.
+    @inline(__always)
+    mutating func commit(_ bytes: Int) {
+        count += bytes
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        room(for: bytes.count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    mutating func append(_ byte: UInt8) {
+        room(for: 1).pointee = byte
+        count += 1
+    }
+
+    mutating func append(contentsOf bytes: some Collection<UInt8>) {
+        let destination = room(for: bytes.count)
+        _ = UnsafeMutableBufferPointer(start: destination, count: bytes.count).initialize(from: bytes)
+        count += bytes.count
+    }
+
+    /// Appends the UTF-8 form of `scalar` (a valid scalar value).
+    @inline(__always)
+    mutating func append(scalar: UInt32) {
+        let (packed, length) = UTF8Validation.encoded(scalar)
+        UnsafeMutableRawPointer(room(for: 4)).storeBytes(of: packed.littleEndian, as: UInt32.self)
+        count += length
+    }
+
+    /// Drops the text from `offset` on.
+    mutating func truncate(to offset: Int) {
+        precondition(offset <= count)
+        count = offset
+    }
+
+    /// Replaces the text from `offset` on with `bytes`.
+    mutating func replace(from offset: Int, with bytes: some Collection<UInt8>) {
+        truncate(to: offset)
+        append(contentsOf: bytes)
+    }
+
+    /// The text (valid only during `body`).
+    func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
+    private mutating func grow(to needed: Int) {
+        var newCapacity = max(capacity * 2, 64)
+        while newCapacity < needed { newCapacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity + Self.slack)
+        grown.initialize(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+    }
+}
