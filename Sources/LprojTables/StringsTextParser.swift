@@ -92,7 +92,7 @@ struct StringsTextParser: ~Copyable {
 
     private mutating func parseEntries(closingBraceAt open: Int?) {
         while true {
-            guard skipSpace() else {
+            guard skipSpaceQuickly() else {
                 if let open { report(.error, at: open, "the '{' that opens the table is never closed", hint: "add '}' at the end") }
                 return
             }
@@ -104,10 +104,10 @@ struct StringsTextParser: ~Copyable {
             if builder.text.count > committed { builder.text.truncate(to: committed) }
             let keyStart = index
             let keyText = builder.text.count
-            guard parseString(role: "key") else { continue }
+            guard parseStringQuickly(role: "key") else { continue }
             let key = keyText..<builder.text.count
             let keyEnd = index
-            guard skipSpace() else {
+            guard skipSpaceQuickly() else {
                 report(.error, at: keyEnd, "expected '=' or ';' after key \"\(pendingText(key))\", found the end of the file")
                 return
             }
@@ -132,13 +132,13 @@ struct StringsTextParser: ~Copyable {
                 continue
             }
             index += 1
-            guard skipSpace() else {
+            guard skipSpaceQuickly() else {
                 report(.error, at: index, "expected a value after '=', found the end of the file")
                 return
             }
             let valueStart = index
             let valueText = builder.text.count
-            guard parseString(role: "value") else { continue }
+            guard parseStringQuickly(role: "value") else { continue }
             let valueEnd = index
             let keyString = layout != nil ? pendingText(key) : ""
             insert(key: key, value: valueText..<builder.text.count, at: keyStart)
@@ -149,7 +149,7 @@ struct StringsTextParser: ~Copyable {
 
     /// Consumes the `;` after a value, or reports it missing and recovers.
     private mutating func expectSemicolon(valueStart: Int, valueEnd: Int) {
-        let found = skipSpace()
+        let found = skipSpaceQuickly()
         if found, bytes[index] == .semicolon {
             index += 1
             return
@@ -200,6 +200,14 @@ struct StringsTextParser: ~Copyable {
     }
 
     // MARK: - Strings
+
+    /// `parseString`, with the common case inline: a string in double quotes.
+    @inline(__always)
+    private mutating func parseStringQuickly(role: String) -> Bool {
+        guard bytes[index] == .doubleQuote else { return parseString(role: role) }
+        index += 1
+        return parseQuoted(quote: .doubleQuote, openedAt: index - 1)
+    }
 
     /// Writes the quoted or unquoted string at `index` to the builder's
     /// text; false after reporting why there is none (and moving on to
@@ -412,6 +420,19 @@ struct StringsTextParser: ~Copyable {
     }
 
     // MARK: - Space, comments, recovery
+
+    /// `skipSpace`, with the common cases between tokens inline: none, or
+    /// one space or line feed, before a token.
+    @inline(__always)
+    private mutating func skipSpaceQuickly() -> Bool {
+        let count = bytes.count
+        if index < count, bytes[index].startsToken { return true }
+        if index + 1 < count, bytes[index] == .space || bytes[index] == 0x0A, bytes[index + 1].startsToken {
+            index += 1
+            return true
+        }
+        return skipSpace()
+    }
 
     /// Skips whitespace and comments; false at the end of the text.
     private mutating func skipSpace() -> Bool {
@@ -660,6 +681,11 @@ extension UInt8 {
 
     @inline(__always)
     var isLineBreak: Bool { self == 0x0A || self == 0x0D }
+
+    /// Whether `skipSpace` stops at this byte without looking further: not
+    /// white space or a control character, not a comment's '/', ASCII.
+    @inline(__always)
+    var startsToken: Bool { self > 0x20 && self < 0x80 && self != .slash }
 
     var hexValue: UInt8? {
         switch self {
