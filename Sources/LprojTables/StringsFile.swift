@@ -52,16 +52,17 @@ public struct StringsFile: Sendable {
             let validates = decoded.needsValidation && !UTF8Validation.isASCII(text)
             var parser = StringsTextParser(bytes: text, validatesUTF8: validates, byteBase: decoded.utf8Start)
             parser.parse()
+            let problems = parser.problems
             var duplicates: [Int] = []
             let table = parser.table(duplicates: &duplicates)
-            guard !decoded.problems.isEmpty || !parser.problems.isEmpty || !duplicates.isEmpty else {
+            guard !decoded.problems.isEmpty || !problems.isEmpty || !duplicates.isEmpty else {
                 return StringsFile(table: table, form: .text(decoded.encoding), diagnostics: [])
             }
             var sink = DiagnosticSink(file: path, bytes: Array(text))
             for problem in decoded.problems {
                 sink.report(problem.severity, at: problem.offset, problem.message, hint: problem.hint)
             }
-            for problem in parser.problems {
+            for problem in problems {
                 sink.report(problem.severity, at: problem.offset, problem.message, hint: problem.hint)
             }
             if !duplicates.isEmpty {

@@ -43,7 +43,7 @@ struct StringsTextParser: ~Copyable {
 
     /// The table parsed; `duplicates` gets the positions (in the order of
     /// `keyOffsets(in:)`) of entries whose key was already defined.
-    func table(duplicates: inout [Int]) -> Table {
+    consuming func table(duplicates: inout [Int]) -> Table {
         builder.finish(duplicates: &duplicates)
     }
 

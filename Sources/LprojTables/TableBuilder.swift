@@ -1,6 +1,7 @@
 /// Makes a `Table` entry by entry: keys and plain values are appended to
-/// one text buffer (a parser writes straight into `text`), and `finish`
-/// copies it with its records into the table's single allocation.
+/// one text buffer (a parser writes straight into `text`), which the
+/// table made by `finish` keeps (the records and index are copied beside
+/// it into the table's storage).
 struct TableBuilder: ~Copyable {
     /// The UTF-8 of every key and plain value added so far (and of the
     /// one being parsed, past the last entry).
@@ -61,9 +62,10 @@ struct TableBuilder: ~Copyable {
     /// (in the place of the first); `duplicates` gets the positions, in the
     /// order added, of the entries that replaced an earlier one.
     /// (`wideSlots` forces 8-byte index slots, for tests.)
-    func finish(duplicates: inout [Int], wideSlots: Bool = false) -> Table {
+    consuming func finish(duplicates: inout [Int], wideSlots: Bool = false) -> Table {
         if records.isEmpty { return Table() }
-        switch text.withUnsafeBufferPointer({ TableStorage.make(records: records, text: $0, rich: rich, wideSlots: wideSlots) }) {
+        let text = self.text.released()
+        switch TableStorage.make(records: records, adopting: text, rich: rich, wideSlots: wideSlots) {
         case .success(let storage):
             return Table(storage: storage)
         case .failure(let found):
@@ -76,8 +78,7 @@ struct TableBuilder: ~Copyable {
                 duplicates.append(later)
             }
             let kept = records.indices.filter { !dropped.contains($0) }.map { records[$0] }
-            guard case .success(let storage) = text.withUnsafeBufferPointer({ TableStorage.make(records: kept, text: $0, rich: rich, wideSlots: wideSlots) })
-            else {
+            guard case .success(let storage) = TableStorage.make(records: kept, adopting: text, rich: rich, wideSlots: wideSlots) else {
                 preconditionFailure("keys still repeat after removing the repeats")
             }
             return Table(storage: storage)
@@ -85,7 +86,7 @@ struct TableBuilder: ~Copyable {
     }
 
     /// The table (see `finish(duplicates:)`).
-    func finish() -> Table {
+    consuming func finish() -> Table {
         var ignored: [Int] = []
         return finish(duplicates: &ignored)
     }

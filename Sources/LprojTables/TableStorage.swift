@@ -1,7 +1,8 @@
 import CLinux
-/// A table's keys and values in one allocation: an open-addressing hash
-/// index, a record per entry (in file order) and the UTF-8 text of every
-/// key and plain value, back to back. Immutable once made.
+/// A table's keys and values: an open-addressing hash index and a record
+/// per entry (in file order), back to back, and the UTF-8 text of every
+/// key and plain value — a parsed table's in the allocation its parser
+/// wrote it to, which the storage frees. Immutable once made.
 ///
 /// Memory per entry is its text plus 16 bytes of record and about 5 of
 /// index (a slot is 4 bytes: 8 bits of the key's hash and the position;
@@ -18,12 +19,14 @@ import CLinux
 /// was made with the image's hash seed, which lookups then use.
 final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
     /// The shared storage of every empty table.
-    nonisolated(unsafe) static let empty = make(slotCount: 1, records: [], text: UnsafeBufferPointer(start: nil, count: 0), rich: [])
+    nonisolated(unsafe) static let empty = make(slotCount: 1, records: [], text: UnsafeMutableBufferPointer(start: nil, count: 0), rich: [])
 
-    /// Storage for `records` over `text`, indexed. When two records have the
-    /// same key, nothing is made: the pairs (earlier, later) come back instead.
-    /// (`wideSlots` forces 8-byte slots, for tests.)
-    static func make(records: [TableRecord], text: UnsafeBufferPointer<UInt8>, rich: [Entry], wideSlots: Bool = false) -> Result<TableStorage, Duplicates> {
+    /// Storage for `records` over `text` (from `malloc`), indexed; it frees
+    /// `text` when it goes. When two records have the same key, nothing is
+    /// made and `text` is still the caller's: the pairs (earlier, later)
+    /// come back instead. (`wideSlots` forces 8-byte slots, for tests.)
+    static func make(records: [TableRecord], adopting text: UnsafeMutableBufferPointer<UInt8>, rich: [Entry],
+                     wideSlots: Bool = false) -> Result<TableStorage, Duplicates> {
         let storage = make(slotCount: slotCount(for: records.count), records: records, text: text, rich: rich, wide: wideSlots)
         let duplicates = storage.withIndex { index in
             var duplicates: [(earlier: Int, later: Int)] = []
@@ -46,7 +49,11 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
             }
             return duplicates
         }
-        return duplicates.isEmpty ? .success(storage) : .failure(Duplicates(pairs: duplicates))
+        guard duplicates.isEmpty else {
+            storage.header.separateText = nil
+            return .failure(Duplicates(pairs: duplicates))
+        }
+        return .success(storage)
     }
 
     /// Keys hashed ahead of their probes when a table is indexed.
@@ -64,14 +71,16 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
         return slots
     }
 
-    /// Unindexed storage of `slotCount` empty slots (a power of two, more than the records).
-    private static func make(slotCount: Int, records: [TableRecord], text: UnsafeBufferPointer<UInt8>, rich: [Entry], wide: Bool = false) -> TableStorage {
+    /// Unindexed storage of `slotCount` empty slots (a power of two, more
+    /// than the records) over `text`, which it frees.
+    private static func make(slotCount: Int, records: [TableRecord], text: UnsafeMutableBufferPointer<UInt8>, rich: [Entry],
+                             wide: Bool = false) -> TableStorage {
         let wide = wide || records.count >= TableIndex.narrowLimit
         let slotBytes = slotCount * (wide ? 8 : 4)
         let recordBytes = records.count * MemoryLayout<TableRecord>.stride
-        let words = (slotBytes + recordBytes + text.count + 7) / 8
-        let buffer = create(minimumCapacity: words) { _ in
-            TableHeader(count: records.count, slotMask: slotCount - 1, wideSlots: wide, textLength: text.count, seed: TableHash.seed, rich: rich)
+        let buffer = create(minimumCapacity: (slotBytes + recordBytes + 7) / 8) { _ in
+            TableHeader(count: records.count, slotMask: slotCount - 1, wideSlots: wide, textLength: text.count, seed: TableHash.seed, rich: rich,
+                        separateText: text.baseAddress)
         }
         let storage = unsafeDowncast(buffer, to: TableStorage.self)
         storage.withUnsafeMutablePointerToElements { words in
@@ -83,10 +92,12 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
             }
             let recordBase = (base + slotBytes).bindMemory(to: TableRecord.self, capacity: records.count)
             records.withUnsafeBufferPointer { if let source = $0.baseAddress { recordBase.initialize(from: source, count: $0.count) } }
-            let textBase = (base + slotBytes + recordBytes).bindMemory(to: UInt8.self, capacity: text.count)
-            if let source = text.baseAddress { textBase.initialize(from: source, count: text.count) }
         }
         return storage
+    }
+
+    deinit {
+        if let text = header.separateText { free(text) }
     }
 
     /// Storage over an image's index, records and text at `base` (checked
@@ -114,7 +125,8 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
             let slotBytes = (header.pointee.slotMask + 1) * (wide ? 8 : 4)
             let base = header.pointee.external ?? UnsafeMutableRawPointer(words)
             let records = (base + slotBytes).assumingMemoryBound(to: TableRecord.self)
-            let text = (base + slotBytes + header.pointee.count * MemoryLayout<TableRecord>.stride).assumingMemoryBound(to: UInt8.self)
+            let text = UnsafePointer(header.pointee.separateText)
+                ?? UnsafePointer((base + slotBytes + header.pointee.count * MemoryLayout<TableRecord>.stride).assumingMemoryBound(to: UInt8.self))
             return try body(TableIndex(slots: base, wide: wide, mask: header.pointee.slotMask, seed: header.pointee.seed, records: records, text: text))
         }
     }
@@ -132,6 +144,9 @@ struct TableHeader {
     var seed: UInt64
     /// The entries that are not plain text, by the index their records hold.
     var rich: [Entry]
+    /// The text when it is an allocation of its own (a parsed table's),
+    /// freed with the storage; nil: it follows the records.
+    var separateText: UnsafeMutablePointer<UInt8>? = nil
     /// Where the index, records and text are when they are not the storage's own words (a mapped image).
     var external: UnsafeMutableRawPointer? = nil
     /// What keeps `external` valid.

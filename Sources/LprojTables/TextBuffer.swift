@@ -1,9 +1,14 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The growing UTF-8 text of a table being made: one allocation, written
 /// through its pointer. A parser copies a string straight into the room
 /// past `count` sixteen bytes at a time (`room(for:)`), so the buffer
 /// always keeps `slack` bytes beyond what it was asked for.
 ///
-/// Not copyable: it owns its memory, and a copy would share it.
+/// Not copyable: it owns its memory (from `malloc`, so that `released`
+/// can hand it on shrunk in place), and a copy would share it.
 struct TextBuffer: ~Copyable {
     /// Bytes of text.
     private(set) var count = 0
@@ -15,10 +20,18 @@ struct TextBuffer: ~Copyable {
 
     init(capacity: Int = 0) {
         self.capacity = max(capacity, 64)
-        base = .allocate(capacity: self.capacity + Self.slack)
+        base = Self.allocate(self.capacity + Self.slack)
     }
 
-    deinit { base.deallocate() }
+    deinit { free(base) }
+
+    /// The text, in memory now the caller's to `free`: shrunk to its
+    /// size (in place: what is past it goes back to `malloc`).
+    consuming func released() -> UnsafeMutableBufferPointer<UInt8> {
+        let text = UnsafeMutableBufferPointer(start: realloc(base, max(count, 1))!.assumingMemoryBound(to: UInt8.self), count: count)
+        discard self
+        return text
+    }
 
     /// Where the next `bytes` bytes (and `slack` more) can be written;
     /// `count` moves only with `commit`.
@@ -80,10 +93,13 @@ struct TextBuffer: ~Copyable {
     private mutating func grow(to needed: Int) {
         var newCapacity = max(capacity * 2, 64)
         while newCapacity < needed { newCapacity *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity + Self.slack)
-        grown.initialize(from: base, count: count)
-        base.deallocate()
-        base = grown
+        guard let grown = realloc(base, newCapacity + Self.slack) else { fatalError("out of memory for \(newCapacity) bytes of text") }
+        base = grown.assumingMemoryBound(to: UInt8.self)
         capacity = newCapacity
+    }
+
+    private static func allocate(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
+        guard let memory = malloc(bytes) else { fatalError("out of memory for \(bytes) bytes of text") }
+        return memory.assumingMemoryBound(to: UInt8.self)
     }
 }
