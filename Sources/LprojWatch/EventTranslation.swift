@@ -46,11 +46,7 @@ extension WatchLoop {
         if !linksSeen.isEmpty, event.mask & moving != 0, !linksMayHaveMoved, mayMoveALink(event, in: directory) { linksMayHaveMoved = true }
         if let root = missingRoots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
            root.matches(directory + "/" + event.name), event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
-            // A root came back (perhaps as a link: its way is watched for the link's next move).
-            missingRoots[root] = nil
-            releaseParentWatch(directory)
-            events += watchTree(root.string)
-            watchLinks(of: root.string)
+            rootCameBack(root, in: directory, into: &events)
             return
         }
         if event.mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0, event.name.isEmpty {

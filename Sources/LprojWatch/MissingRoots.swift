@@ -60,5 +60,18 @@ extension WatchLoop {
             parentWatches[ExactName(parent)] = addWatch(parent, mask: Int32(IN_CREATE | IN_MOVED_TO))
         }
         missingRoots[ExactName(root)] = parent
+        // Something may have taken its name before the parent was watched (`mv root old && ln -s new root`): its
+        // event is not coming, so it is looked for once the watch is in place.
+        var info = stat()
+        if ancestor == parent, lstat(root, &info) == 0 { rootCameBack(ExactName(root), in: parent, into: &events) }
+    }
+
+    /// A missing root is there again (perhaps as a link: its way is watched
+    /// for the link's next move).
+    func rootCameBack(_ root: ExactName, in parent: String, into events: inout [FileEvent]) {
+        missingRoots[root] = nil
+        releaseParentWatch(parent)
+        events += watchTree(root.string)
+        watchLinks(of: root.string)
     }
 }

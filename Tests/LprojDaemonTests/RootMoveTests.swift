@@ -22,22 +22,53 @@ final class RootMoveTests: XCTestCase {
         try daemon.shell("mkdir -p way other/O/en.lproj way/root/App/en.lproj "
                          + "&& echo '\"k\" = \"app\";' > way/root/App/en.lproj/Localizable.strings "
                          + "&& echo '\"k\" = \"other\";' > other/O/en.lproj/Localizable.strings", in: base)
-        try daemon.rewriteConfig("[Watch]\nRoot=\(base)/way/root\nRemovalGrace=30ms\n")
+        try daemon.rewriteConfig("[Watch]\nRoot=\(base)/way/root\nRemovalGrace=30ms\n[Log]\nLevel=debug\n")
         try daemon.start()
         defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
         let connection = try daemon.connect()
         _ = try connection.send(Hello(client: "tests"))
         try daemon.shell("mv root root.real && ln -s ../other root", in: base + "/way")
         _ = try connection.send(Sync())
-        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/O"])
+        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/O"], daemon.log)
         try daemon.shell("rm root && mv root.real root", in: base + "/way")
         _ = try connection.send(Sync())
-        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/App"])
+        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/App"], daemon.log)
         try daemon.write("../way/root/App/en.lproj/Localizable.strings", "\"k\" = \"edited\";\n")
         _ = try connection.send(Sync())
         let lookup = try connection.send(Lookup(bundle: "\(base)/way/root/App", key: "k", languages: ["en"]))
-        XCTAssertEqual(lookup.text, "edited", "edits in the restored root arrive")
-        XCTAssertEqual(try connection.send(Status()).watches, 3, "root, App and en.lproj; nothing of the old target")
+        XCTAssertEqual(lookup.text, "edited", "edits in the restored root arrive\n" + daemon.log)
+        XCTAssertEqual(try connection.send(Status()).watches, 3, "root, App and en.lproj; nothing of the old target\n" + daemon.log)
+    }
+
+    /// The same sequence with the daemon stopped while each step is made:
+    /// the link takes the root's name before the daemon has read the move
+    /// (and watched the parent for the name), so no event says it came.
+    func testARootReplacedBeforeItsMoveIsReadIsFound() throws {
+        let daemon = try DaemonProcess(config: "", passesRoot: false)
+        let base = daemon.directory
+        try daemon.shell("mkdir -p way other/O/en.lproj way/root/App/en.lproj "
+                         + "&& echo '\"k\" = \"app\";' > way/root/App/en.lproj/Localizable.strings "
+                         + "&& echo '\"k\" = \"other\";' > other/O/en.lproj/Localizable.strings", in: base)
+        try daemon.rewriteConfig("[Watch]\nRoot=\(base)/way/root\nRemovalGrace=30ms\n[Log]\nLevel=debug\n")
+        try daemon.start()
+        defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        daemon.signal(SIGSTOP)
+        try daemon.shell("mv root root.real && ln -s ../other root", in: base + "/way")
+        daemon.signal(SIGCONT)
+        _ = try connection.send(Sync())
+        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/O"], daemon.log)
+        daemon.signal(SIGSTOP)
+        try daemon.shell("rm root && mv root.real root", in: base + "/way")
+        daemon.signal(SIGCONT)
+        _ = try connection.send(Sync())
+        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/App"], daemon.log)
+        try daemon.write("../way/root/App/en.lproj/Localizable.strings", "\"k\" = \"edited\";\n")
+        _ = try connection.send(Sync())
+        let lookup = try connection.send(Lookup(bundle: "\(base)/way/root/App", key: "k", languages: ["en"]))
+        XCTAssertEqual(lookup.text, "edited", "edits in the restored root arrive\n" + daemon.log)
+        XCTAssertEqual(try connection.send(Status()).watches, 3, "root, App and en.lproj; nothing of the old target\n" + daemon.log)
     }
 
     func testSeed1() throws { try run(seed: 1) }
