@@ -17,33 +17,17 @@ import XCTest
 final class RootMoveTests: XCTestCase {
     func testTheReportedSequence() throws {
         // mv r r.real; ln -s other r; rm r; mv r.real r — served from the link's old target for good before.
-        let daemon = try DaemonProcess(config: "", passesRoot: false)
-        let base = daemon.directory
-        try daemon.shell("mkdir -p way other/O/en.lproj way/root/App/en.lproj "
-                         + "&& echo '\"k\" = \"app\";' > way/root/App/en.lproj/Localizable.strings "
-                         + "&& echo '\"k\" = \"other\";' > other/O/en.lproj/Localizable.strings", in: base)
-        try daemon.rewriteConfig("[Watch]\nRoot=\(base)/way/root\nRemovalGrace=30ms\n[Log]\nLevel=debug\n")
-        try daemon.start()
-        defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
-        let connection = try daemon.connect()
-        _ = try connection.send(Hello(client: "tests"))
-        try daemon.shell("mv root root.real && ln -s ../other root", in: base + "/way")
-        _ = try connection.send(Sync())
-        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/O"], daemon.log)
-        try daemon.shell("rm root && mv root.real root", in: base + "/way")
-        _ = try connection.send(Sync())
-        XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/App"], daemon.log)
-        try daemon.write("../way/root/App/en.lproj/Localizable.strings", "\"k\" = \"edited\";\n")
-        _ = try connection.send(Sync())
-        let lookup = try connection.send(Lookup(bundle: "\(base)/way/root/App", key: "k", languages: ["en"]))
-        XCTAssertEqual(lookup.text, "edited", "edits in the restored root arrive\n" + daemon.log)
-        XCTAssertEqual(try connection.send(Status()).watches, 3, "root, App and en.lproj; nothing of the old target\n" + daemon.log)
+        try runTheReportedSequence(stoppingTheDaemon: false)
     }
 
     /// The same sequence with the daemon stopped while each step is made:
     /// the link takes the root's name before the daemon has read the move
     /// (and watched the parent for the name), so no event says it came.
     func testARootReplacedBeforeItsMoveIsReadIsFound() throws {
+        try runTheReportedSequence(stoppingTheDaemon: true)
+    }
+
+    private func runTheReportedSequence(stoppingTheDaemon: Bool) throws {
         let daemon = try DaemonProcess(config: "", passesRoot: false)
         let base = daemon.directory
         try daemon.shell("mkdir -p way other/O/en.lproj way/root/App/en.lproj "
@@ -54,15 +38,15 @@ final class RootMoveTests: XCTestCase {
         defer { XCTAssertEqual(daemon.stop(), 0, daemon.log) }
         let connection = try daemon.connect()
         _ = try connection.send(Hello(client: "tests"))
-        daemon.signal(SIGSTOP)
-        try daemon.shell("mv root root.real && ln -s ../other root", in: base + "/way")
-        daemon.signal(SIGCONT)
-        _ = try connection.send(Sync())
+        func step(_ command: String) throws {
+            if stoppingTheDaemon { daemon.signal(SIGSTOP) }
+            try daemon.shell(command, in: base + "/way")
+            if stoppingTheDaemon { daemon.signal(SIGCONT) }
+            _ = try connection.send(Sync())
+        }
+        try step("mv root root.real && ln -s ../other root")
         XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/O"], daemon.log)
-        daemon.signal(SIGSTOP)
-        try daemon.shell("rm root && mv root.real root", in: base + "/way")
-        daemon.signal(SIGCONT)
-        _ = try connection.send(Sync())
+        try step("rm root && mv root.real root")
         XCTAssertEqual(try connection.send(Snapshot()).tables.map(\.bundle), ["\(base)/way/root/App"], daemon.log)
         try daemon.write("../way/root/App/en.lproj/Localizable.strings", "\"k\" = \"edited\";\n")
         _ = try connection.send(Sync())
