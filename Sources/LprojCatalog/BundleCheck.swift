@@ -328,10 +328,11 @@ public struct BundleCheck: Sendable {
     }
 
     /// The bundle's Info.plist: beside its `.lproj` directories (iOS), or one level up (macOS `Contents/Resources`).
+    /// Held to a table's limits before Foundation decodes it (a binary one can be a reference bomb).
     static func infoPlist(of bundlePath: String) -> [String: Any]? {
         for path in [bundlePath + "/Info.plist", (bundlePath as NSString).deletingLastPathComponent + "/Info.plist"] {
             guard let data = FileManager.default.contents(atPath: path),
-                  let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else { continue }
+                  let plist = PropertyListTable.decode(data, path: path, limits: TableLimits()).0 as? [String: Any] else { continue }
             return plist
         }
         return nil

@@ -13,7 +13,7 @@
 /// Everything read is bounds-checked: a table that lies about its offsets,
 /// counts or sizes is refused here with the reason, never read past its end.
 enum BinaryPropertyListBounds {
-    /// Why `bytes` (a file starting with `bplist00`) must not be decoded,
+    /// Why `bytes` (a file starting with `bplist0`) must not be decoded,
     /// or nil when it is within `limits`.
     static func problem(in bytes: UnsafeRawBufferPointer, limits: TableLimits) -> String? {
         var reader = Reader(bytes: bytes)

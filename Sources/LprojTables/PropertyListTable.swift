@@ -2,9 +2,12 @@ import Foundation
 
 /// Reads tables stored as XML or binary property lists, through Foundation,
 /// and turns Foundation's errors into diagnostics.
-enum PropertyListTable {
+package enum PropertyListTable {
+    /// Whether CoreFoundation reads `bytes` as a binary property list:
+    /// `bplist0` and any version byte (it takes `bplist01`, `bplist0x`…
+    /// as it takes `bplist00`, and so must the bounds put before it).
     static func isBinary(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        bytes.count >= 8 && Array(bytes[0..<8]) == Array("bplist00".utf8)
+        bytes.count >= 8 && bytes.starts(with: "bplist0".utf8)
     }
 
     /// `<?xml`, `<!DOCTYPE` or `<plist` after optional white space.
@@ -18,7 +21,7 @@ enum PropertyListTable {
     /// A property list's top-level object, or a diagnostic saying why not.
     /// A binary one is first held to `limits` (`BinaryPropertyListBounds`):
     /// Foundation materialises every reference, however often it repeats.
-    static func decode(_ data: Data, path: String, limits: TableLimits) -> (Any?, Diagnostic?) {
+    package static func decode(_ data: Data, path: String, limits: TableLimits) -> (Any?, Diagnostic?) {
         let refusal = data.withUnsafeBytes { raw -> String? in
             guard isBinary(raw.bindMemory(to: UInt8.self)) else { return nil }
             return BinaryPropertyListBounds.problem(in: raw, limits: limits)

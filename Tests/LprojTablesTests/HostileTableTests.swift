@@ -29,6 +29,24 @@ final class HostileTableTests: XCTestCase {
         XCTAssertTrue(TableFile(bytes: bytes, path: "bomb.strings", format: .strings).hasErrors)
     }
 
+    /// CoreFoundation reads `bplist0` with any version byte as a binary
+    /// property list: so the bomb with `bplist01` (a fuzzer's find: it
+    /// hung every reader) or `bplist0x` is held to the same bounds.
+    func testAReferenceBombOfAnotherVersionIsRefusedToo() throws {
+        let bomb = try Array(Data(contentsOf: URL(fileURLWithPath: fixtures + "/reference-bomb.strings")))
+        for version in Array("1x?".utf8) + [0x00, 0xFF] {
+            var bytes = bomb
+            bytes[7] = version
+            let file = StringsFile(bytes: bytes, path: "bomb.strings")
+            // (Checked before the other readers are given it: a reader that hands it to Foundation never returns.)
+            guard file.form == .binaryPropertyList else { return XCTFail("version \(version): read as \(file.form)") }
+            XCTAssertTrue(file.diagnostics.first?.message.hasPrefix("the binary property list decodes into more than") == true,
+                          "version \(version): \(file.diagnostics)")
+            XCTAssertTrue(StringsDictFile(bytes: bytes, path: "bomb.stringsdict").diagnostics.containsErrors)
+            XCTAssertTrue(TableFile(bytes: bytes, path: "bomb.strings", format: .strings).hasErrors)
+        }
+    }
+
     func testTheBytesOfRepeatedStringsCountToo() throws {
         // 2¹⁴ references to one 4 KiB string: 16,385 objects (under the count), 64 MiB of text.
         let value = String(repeating: "x", count: 4096)
