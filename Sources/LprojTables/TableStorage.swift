@@ -1,8 +1,8 @@
 import CLinux
 /// A table's keys and values: an open-addressing hash index and a record
 /// per entry (in file order), back to back, and the UTF-8 text of every
-/// key and plain value — a parsed table's in the allocation its parser
-/// wrote it to, which the storage frees. Immutable once made.
+/// key and plain value in the allocation its builder (a parser) wrote it
+/// to, which the storage frees. Immutable once made.
 ///
 /// Memory per entry is its text plus 16 bytes of record and about 5 of
 /// index (a slot is 4 bytes: 8 bits of the key's hash and the position;
@@ -144,8 +144,9 @@ struct TableHeader {
     var seed: UInt64
     /// The entries that are not plain text, by the index their records hold.
     var rich: [Entry]
-    /// The text when it is an allocation of its own (a parsed table's),
-    /// freed with the storage; nil: it follows the records.
+    /// The text, an allocation of its own freed with the storage (every
+    /// made table's); nil: it follows the records (a mapped image's), or
+    /// there is none (the empty table's).
     var separateText: UnsafeMutablePointer<UInt8>? = nil
     /// Where the index, records and text are when they are not the storage's own words (a mapped image).
     var external: UnsafeMutableRawPointer? = nil

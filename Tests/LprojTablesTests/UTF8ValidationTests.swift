@@ -10,9 +10,6 @@ final class UTF8ValidationTests: XCTestCase {
     func testTheFirstInvalidByteIsTheOneAByteByByteReadingFinds() {
         let edges: [UInt32] = [0x41, 0x7F, 0x80, 0x7FF, 0x800, 0xFFF, 0x1000, 0xCFFF, 0xD000, 0xD7FF, 0xE000, 0xFFFD, 0xFFFF,
                                0x10000, 0x3FFFF, 0x40000, 0xFFFFF, 0x100000, 0x10FFFF, 0x3042, 0x4E2D, 0xE9, 0x3B1]
-        let broken: [[UInt8]] = [[0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],
-                                 [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
-                                 [0xFF], [0x80], [0xBF], [0xC2], [0xE1, 0x80], [0xF1, 0x80, 0x80], [0xC2, 0x41], [0xE1, 0x80, 0x41]]
         var generator = SplitMix64(seed: 0x0007F8)
         for round in 0..<20_000 {
             var bytes: [UInt8] = []
@@ -29,7 +26,7 @@ final class UTF8ValidationTests: XCTestCase {
             case 1 where !bytes.isEmpty:
                 bytes.removeLast(Int.random(in: 1...min(3, bytes.count), using: &generator))
             case 2:
-                bytes.insert(contentsOf: broken.randomElement(using: &generator)!, at: Int.random(in: 0...bytes.count, using: &generator))
+                bytes.insert(contentsOf: Self.broken.randomElement(using: &generator)!, at: Int.random(in: 0...bytes.count, using: &generator))
             default:
                 break
             }
@@ -45,9 +42,6 @@ final class UTF8ValidationTests: XCTestCase {
     /// its text read whole, wherever the steps cut it — after a quote, an
     /// escape, near the start or the end of the file.
     func testAStringCheckedAsItIsCopiedIsInvalidExactlyWhenItsTextIs() throws {
-        let broken: [[UInt8]] = [[0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80],
-                                 [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80], [0xFF], [0x80], [0xBF], [0xC2],
-                                 [0xE1, 0x80], [0xF1, 0x80, 0x80], [0xE0], [0xF0, 0x90]]
         let scalars: [UInt32] = [0xE9, 0x7FF, 0x800, 0x3042, 0xD7FF, 0xE000, 0xFFFD, 0x10000, 0x10FFFF, 0x1F600, 0x4E2D]
         var generator = SplitMix64(seed: 0x16B)
         var invalidFiles = 0
@@ -64,7 +58,7 @@ final class UTF8ValidationTests: XCTestCase {
                     source += bytes
                     text += bytes
                 case 6, 7:
-                    let bytes = broken.randomElement(using: &generator)!
+                    let bytes = Self.broken.randomElement(using: &generator)!
                     source += bytes
                     text += bytes
                 case 8:
@@ -113,6 +107,14 @@ final class UTF8ValidationTests: XCTestCase {
             XCTAssertFalse(doubtful, "round \(round): \(text[start..<end].map { String($0, radix: 16) })")
         }
     }
+
+    /// Sequences that are not UTF-8: overlongs, surrogates, beyond U+10FFFF,
+    /// bytes that never appear, lone continuations, leads cut short.
+    private static let broken: [[UInt8]] = [
+        [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xED, 0xBF, 0xBF],
+        [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xF5, 0x80],
+        [0xFF], [0x80], [0xBF], [0xC2], [0xE0], [0xE1, 0x80], [0xF0, 0x90], [0xF1, 0x80, 0x80], [0xC2, 0x41], [0xE1, 0x80, 0x41],
+    ]
 
     /// RFC 3629's table, one byte at a time.
     private static func firstInvalidOffset(_ bytes: [UInt8], from start: Int) -> Int? {
