@@ -76,6 +76,8 @@ final class Catalog {
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
     private(set) var tableCounts: [ExactName: [ExactName: Int]] = [:]
+    /// The keys each table name's localizations share (the reading threads make tables over them).
+    let keyShelf = KeyShelf()
     /// Per bundle, per table name: how many localizations serve it (a bundle's
     /// tables are found from these without a walk of every table served).
     private var tableNames: [ExactName: [ExactName: Int]] = [:]
@@ -298,7 +300,10 @@ final class Catalog {
             if tableCounts[bundle]?.isEmpty == true { tableCounts[bundle] = nil }
             let name = ExactName(address.table)
             tableNames[bundle]?[name]! -= 1
-            if tableNames[bundle]?[name] == 0 { tableNames[bundle]?[name] = nil }
+            if tableNames[bundle]?[name] == 0 {
+                tableNames[bundle]?[name] = nil
+                keyShelf.forget(bundle: bundle, table: name)
+            }
             if tableNames[bundle]?.isEmpty == true { tableNames[bundle] = nil }
         }
     }

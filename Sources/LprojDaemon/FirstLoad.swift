@@ -31,6 +31,7 @@ final class FirstLoad: Sendable {
 
     private let exclusions: Exclusions
     private let links: LinkPolicy
+    private let keys: KeyShelf
     private let limits: TableLimits
     private let state = Mutex(State())
     /// Signalled for each batch listed, and once per worker when the walk is over.
@@ -40,7 +41,8 @@ final class FirstLoad: Sendable {
     private let workers: Int
 
     /// Starts one worker per processor.
-    init(limits: TableLimits, exclusions: Exclusions, links: LinkPolicy) {
+    init(limits: TableLimits, exclusions: Exclusions, links: LinkPolicy, keys: KeyShelf) {
+        self.keys = keys
         self.limits = limits
         self.exclusions = exclusions
         self.links = links
@@ -105,7 +107,7 @@ final class FirstLoad: Sendable {
                 return (nil, state.walked)
             }
             if let directories {
-                let loaded = TableReading.load(directories, with: &reader, exclusions: exclusions, links: links, inParallel: false, listed: true)
+                let loaded = TableReading.load(directories, with: &reader, exclusions: exclusions, links: links, keys: keys, inParallel: false, listed: true)
                 state.withLock { $0.finished.append(loaded) }
                 progress.signal()
             } else if walked {

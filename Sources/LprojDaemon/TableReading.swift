@@ -33,8 +33,10 @@ enum TableReading {
     /// excluded ones are left out). Pure, so any thread may call it; a long
     /// list is read on every core unless `inParallel` is false.
     /// `reader` reads them here (other threads get readers with its limits).
+    /// A localization's table is made over the keys its other localizations
+    /// share on `keys` (when it has them, in order).
     static func load(_ paths: some Sequence<String>, with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
-                     inParallel: Bool = true) -> [Catalog.Loaded] {
+                     keys: KeyShelf, inParallel: Bool = true) -> [Catalog.Loaded] {
         // Consecutive paths of one directory are read as one; a path given twice is read once.
         var directories: [ListedDirectory] = []
         var directory: Substring?
@@ -53,14 +55,14 @@ enum TableReading {
             names = [name]
         }
         if let current = directory { directories.append(ListedDirectory(path: String(current), files: names)) }
-        return load(directories, with: &reader, exclusions: exclusions, links: links, inParallel: inParallel)
+        return load(directories, with: &reader, exclusions: exclusions, links: links, keys: keys, inParallel: inParallel)
     }
 
     /// Reads and parses the table files in `directories` (other files and
     /// excluded ones are left out), each directory opened once. `listed`:
     /// the files were just listed as regular files (not checked again).
     static func load(_ directories: [ListedDirectory], with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
-                     inParallel: Bool = true, listed: Bool = false) -> [Catalog.Loaded] {
+                     keys: KeyShelf, inParallel: Bool = true, listed: Bool = false) -> [Catalog.Loaded] {
         var candidates: [(path: String, name: String, place: TablePlace)] = []
         var runs: [(directory: String, files: Range<Int>)] = []
         // One string per bundle, shared by the addresses in it (directories
@@ -78,12 +80,13 @@ enum TableReading {
             }
             if candidates.count > first { runs.append((directory.path, first..<candidates.count)) }
         }
-        return read(candidates, runs: runs, with: &reader, links: links, inParallel: inParallel, listed: listed)
+        return read(candidates, runs: runs, with: &reader, links: links, keys: keys, inParallel: inParallel, listed: listed)
     }
 
     /// Reads and parses files; many at once on every core (`ReadingThreads`: parsing is pure), a few on this thread.
     private static func read(_ candidates: [(path: String, name: String, place: TablePlace)], runs: [(directory: String, files: Range<Int>)],
-                             with reader: inout TableFileReader, links: LinkPolicy, inParallel: Bool, listed: Bool) -> [Catalog.Loaded] {
+                             with reader: inout TableFileReader, links: LinkPolicy, keys: KeyShelf, inParallel: Bool,
+                             listed: Bool) -> [Catalog.Loaded] {
         let limits = reader.limits
         // Each result is made where it is stored: nothing is copied (and retained) after.
         return Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
@@ -98,8 +101,12 @@ enum TableReading {
                     let (path, name, place) = candidates[index]
                     // A link is read where it leads into a root (`LinkPolicy`), as the walk follows it.
                     let outcome = Result { () throws(TableReadError) in
-                        try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed,
-                                        links: links)
+                        var file = try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed,
+                                                   links: links, sharing: keys.sets(for: place))
+                        if !file.hasErrors, case .table(let table) = file.contents, !table.sharesKeys {
+                            file.contents = .table(keys.share(table, at: place))
+                        }
+                        return file
                     }
                     (results.baseAddress! + index).initialize(to: Catalog.Loaded(path: ExactName(path), place: place, outcome: outcome))
                 }

@@ -25,7 +25,7 @@ final class TreeFeed {
         let exclusions = catalog.exclusions
         TableReading.warmUp()
         reader = TableFileReader(limits: core.configuration.tableLimits)
-        let firstLoad = FirstLoad(limits: core.configuration.tableLimits, exclusions: exclusions, links: catalog.links)
+        let firstLoad = FirstLoad(limits: core.configuration.tableLimits, exclusions: exclusions, links: catalog.links, keys: catalog.keyShelf)
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
             walked = .success(try WatchedTree(roots: core.roots, isExcluded: { exclusions.excludes($0) }, links: catalog.links,
@@ -90,7 +90,7 @@ final class TreeFeed {
     /// Reads `paths` and hands the core what was read, with the paths the watcher queued since.
     func read(_ paths: [String], into core: DaemonCore, holdingEmpty: Bool = true, at now: ContinuousClock.Instant) {
         guard !paths.isEmpty else { return }
-        let loaded = TableReading.load(paths, with: &reader, exclusions: core.catalog.exclusions, links: core.catalog.links)
+        let loaded = TableReading.load(paths, with: &reader, exclusions: core.catalog.exclusions, links: core.catalog.links, keys: core.catalog.keyShelf)
         core.apply(loaded, queued: tree.queuedPaths(), holdingEmpty: holdingEmpty, at: now)
         if !core.unreadable.isEmpty { core.treeChanged(status, at: now) }
     }
@@ -99,7 +99,7 @@ final class TreeFeed {
     func rescan(into core: DaemonCore) {
         let crawled = TableReading.crawl(roots: core.roots, exclusions: core.catalog.exclusions, links: core.catalog.links)
         let paths = core.rescanPaths(crawled: crawled)
-        core.rescanned(TableReading.load(paths, with: &reader, exclusions: core.catalog.exclusions, links: core.catalog.links))
+        core.rescanned(TableReading.load(paths, with: &reader, exclusions: core.catalog.exclusions, links: core.catalog.links, keys: core.catalog.keyShelf))
     }
 
     /// What the timer is for: the reads whose wait is over, and a poll when one is due.

@@ -100,7 +100,7 @@ final class MaterializedIndex: @unchecked Sendable {
         guard let position = index.find(key, hash: hash) else { return nil }
         guard key.count <= Self.longestKey else { return index.entry(at: position, rich: storage) }
         let tag = hash >> 56
-        let keyWord = UInt64(index.records[position].keyOffset) | UInt64(key.count) << 32 | tag << 56
+        let keyWord = UInt64(index.keyRecords[position].keyOffset) | UInt64(key.count) << 32 | tag << 56
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let word = self.word(slot).pointee.load(ordering: .acquiring)

@@ -20,8 +20,14 @@ public struct StringsFile: Sendable {
     /// `path` names the file in diagnostics; `limits` bound what a binary
     /// property list may decode into.
     public init(bytes: some ContiguousBytes, path: String, limits: TableLimits = TableLimits()) {
+        self.init(bytes: bytes, path: path, limits: limits, sharing: [])
+    }
+
+    /// As `init(bytes:path:limits:)`; a text table whose keys are one of
+    /// `sharing`'s, in order, is made over that set (`SharedKeys`).
+    package init(bytes: some ContiguousBytes, path: String, limits: TableLimits, sharing: [SharedKeys]) {
         self = bytes.withUnsafeBytes { raw in
-            Self.parse(raw.bindMemory(to: UInt8.self), path: path, limits: limits)
+            Self.parse(raw.bindMemory(to: UInt8.self), path: path, limits: limits, sharing: sharing)
         }
     }
 
@@ -31,7 +37,7 @@ public struct StringsFile: Sendable {
         self.diagnostics = diagnostics
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, path: String, limits: TableLimits) -> StringsFile {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, path: String, limits: TableLimits, sharing: [SharedKeys]) -> StringsFile {
         if bytes.isEmpty {
             let warning = Diagnostic(file: path, line: 1, column: 1, severity: .warning,
                                      message: "empty file (zero bytes): read as an empty table",
@@ -54,7 +60,7 @@ public struct StringsFile: Sendable {
             parser.parse()
             let problems = parser.problems
             var duplicates: [Int] = []
-            let table = parser.table(duplicates: &duplicates)
+            let table = parser.table(duplicates: &duplicates, sharing: sharing)
             guard !decoded.problems.isEmpty || !problems.isEmpty || !duplicates.isEmpty else {
                 return StringsFile(table: table, form: .text(decoded.encoding), diagnostics: [])
             }

@@ -43,8 +43,9 @@ struct StringsTextParser: ~Copyable {
 
     /// The table parsed; `duplicates` gets the positions (in the order of
     /// `keyOffsets(in:)`) of entries whose key was already defined.
-    consuming func table(duplicates: inout [Int]) -> Table {
-        builder.finish(duplicates: &duplicates)
+    /// A table whose keys are a set of `sharing`'s, in order, is made over it.
+    consuming func table(duplicates: inout [Int], sharing: [SharedKeys] = []) -> Table {
+        builder.finish(duplicates: &duplicates, sharing: sharing)
     }
 
     /// Parses the whole text.

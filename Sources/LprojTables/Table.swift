@@ -49,7 +49,7 @@ public struct Table: Sendable {
             return withBytes(of: key) { bytes in
                 storage.withIndex { index in
                     let hash = index.hash(bytes)
-                    return materializedIndex.unsafelyUnwrapped.madeEntry(forKey: bytes, hash: hash, text: index.text)
+                    return materializedIndex.unsafelyUnwrapped.madeEntry(forKey: bytes, hash: hash, text: index.keyText)
                         ?? materializedIndex.unsafelyUnwrapped.make(forKey: bytes, hash: hash, in: index, of: storage)
                 }
             }
@@ -153,7 +153,7 @@ public struct Table: Sendable {
     func entryEquals(at position: Int, _ other: Table, at otherPosition: Int) -> Bool {
         let plain: Bool? = storage.withIndex { index in
             other.storage.withIndex { otherIndex in
-                guard !index.records[position].isRich, !otherIndex.records[otherPosition].isRich else { return nil }
+                guard !index.isRich(position), !otherIndex.isRich(otherPosition) else { return nil }
                 let a = index.valueBytes(position), b = otherIndex.valueBytes(otherPosition)
                 return a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
             }

@@ -42,13 +42,13 @@ struct TableBuilder: ~Copyable {
     /// Adds the entry at `position` of `table`, copying its bytes.
     mutating func add(from table: Table, at position: Int) {
         let keyStart = text.count
-        let rich = table.storage.withIndex { index -> Bool in
-            text.append(index.keyBytes(position).assumingMemoryBound(to: UInt8.self))
-            guard !index.records[position].isRich else { return true }
+        let (rich, keyLength) = table.storage.withIndex { index -> (Bool, Int) in
+            let key = index.keyBytes(position)
+            text.append(key.assumingMemoryBound(to: UInt8.self))
+            guard !index.isRich(position) else { return (true, key.count) }
             text.append(index.valueBytes(position).assumingMemoryBound(to: UInt8.self))
-            return false
+            return (false, key.count)
         }
-        let keyLength = Int(table.storage.withIndex { $0.records[position].keyLength })
         if rich {
             records.append(TableRecord(keyOffset: UInt32(keyStart), keyLength: UInt32(keyLength),
                                        valueOffset: UInt32(self.rich.count), valueLength: TableRecord.richLength))
@@ -62,9 +62,14 @@ struct TableBuilder: ~Copyable {
     /// (in the place of the first); `duplicates` gets the positions, in the
     /// order added, of the entries that replaced an earlier one.
     /// (`wideSlots` forces 8-byte index slots, for tests.)
-    consuming func finish(duplicates: inout [Int], wideSlots: Bool = false) -> Table {
+    /// With `sharing`, a table whose keys are one set's, in the same order,
+    /// is made over it: its values alone, and no index of its own to make.
+    consuming func finish(duplicates: inout [Int], wideSlots: Bool = false, sharing: [SharedKeys] = []) -> Table {
         if records.isEmpty { return Table() }
         let text = self.text.released()
+        for keys in sharing {
+            if let storage = TableStorage.values(records: records, adopting: text, rich: rich, over: keys.storage) { return Table(storage: storage) }
+        }
         switch TableStorage.make(records: records, adopting: text, rich: rich, wideSlots: wideSlots) {
         case .success(let storage):
             return Table(storage: storage)

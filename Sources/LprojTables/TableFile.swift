@@ -102,12 +102,18 @@ public struct TableFile: Sendable {
 
     /// Parses `bytes` as `format`, within `limits` (the file's size is the caller's to check).
     public init(bytes: some ContiguousBytes, path: String, format: TableFormat, limits: TableLimits = TableLimits()) {
+        self.init(bytes: bytes, path: path, format: format, limits: limits, sharing: [])
+    }
+
+    /// As `init(bytes:path:format:limits:)`; a `.strings` table whose keys
+    /// are one of `sharing`'s, in order, is made over that set (`SharedKeys`).
+    package init(bytes: some ContiguousBytes, path: String, format: TableFormat, limits: TableLimits, sharing: [SharedKeys]) {
         self.path = path
         self.format = format
         wasEmpty = bytes.withUnsafeBytes { $0.isEmpty }
         switch format {
         case .strings:
-            let file = StringsFile(bytes: bytes, path: path, limits: limits)
+            let file = StringsFile(bytes: bytes, path: path, limits: limits, sharing: sharing)
             (contents, diagnostics) = (.table(file.table), file.diagnostics)
         case .stringsdict:
             let file = StringsDictFile(bytes: bytes, path: path, limits: limits)
@@ -171,6 +177,13 @@ public struct TableFileReader {
     /// only where `links` follows it (`isSymbolicLink` when it is refused).
     public mutating func read(path: String, directory: Int32? = nil, name: String? = nil, listedAsRegular: Bool = false,
                               links: LinkPolicy = .everywhere) throws(TableReadError) -> TableFile {
+        try read(path: path, directory: directory, name: name, listedAsRegular: listedAsRegular, links: links, sharing: [])
+    }
+
+    /// As `read(path:directory:name:listedAsRegular:links:)`; a `.strings`
+    /// table whose keys are one of `sharing`'s, in order, is made over that set.
+    package mutating func read(path: String, directory: Int32?, name: String?, listedAsRegular: Bool, links: LinkPolicy,
+                               sharing: [SharedKeys]) throws(TableReadError) -> TableFile {
         guard let format = TableFormat(path: path) else {
             throw TableReadError(path: path, reason: "not a table file (expected .strings, .stringsdict or .xcstrings)")
         }
@@ -178,7 +191,7 @@ public struct TableFileReader {
         return try withBytes(path: path, directory: directory, name: name, listedAsRegular: listedAsRegular,
                              links: links) { bytes in
             guard let bytes else { return TableFile.refused(path: path, format: format, limit: limits.maximumFileBytes) }
-            return TableFile(bytes: bytes, path: path, format: format, limits: limits)
+            return TableFile(bytes: bytes, path: path, format: format, limits: limits, sharing: sharing)
         }
     }
 

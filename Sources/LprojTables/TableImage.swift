@@ -39,7 +39,10 @@ public enum TableImage {
         let wide = count >= TableIndex.narrowLimit
         let slotBytes = slotCount * (wide ? 8 : 4)
         let recordBytes = count * MemoryLayout<TableRecord>.stride
-        let textLength = table.storage.textLength
+        // Over shared keys: the keys' text, then the values'.
+        let sharedKeys = table.storage.sharedKeys
+        let keyTextLength = sharedKeys?.textLength ?? 0
+        let textLength = keyTextLength + table.storage.textLength
         let rich = table.storage.rich
         let json = rich.isEmpty ? [] : (try? [UInt8](JSONEncoder().encode(rich))) ?? []
         let textEnd = headerSize + slotBytes + recordBytes + textLength
@@ -53,8 +56,21 @@ public enum TableImage {
                 let index = TableIndex(slots: body, wide: wide, mask: slotCount - 1, seed: seed,
                                        records: UnsafePointer((body + slotBytes).assumingMemoryBound(to: TableRecord.self)),
                                        text: UnsafePointer((body + slotBytes + recordBytes).assumingMemoryBound(to: UInt8.self)))
-                if count > 0 { (body + slotBytes).copyMemory(from: source.records, byteCount: recordBytes) }
-                if textLength > 0 { (body + slotBytes + recordBytes).copyMemory(from: source.text, byteCount: textLength) }
+                let text = body + slotBytes + recordBytes
+                if sharedKeys == nil {
+                    if count > 0 { (body + slotBytes).copyMemory(from: source.keyRecords, byteCount: recordBytes) }
+                    if textLength > 0 { text.copyMemory(from: source.keyText, byteCount: textLength) }
+                } else {
+                    text.copyMemory(from: source.keyText, byteCount: keyTextLength)
+                    if textLength > keyTextLength { (text + keyTextLength).copyMemory(from: source.valueText, byteCount: textLength - keyTextLength) }
+                    let records = (body + slotBytes).bindMemory(to: TableRecord.self, capacity: count)
+                    for position in 0..<count {
+                        let key = source.keyRecords[position], value = source.valueRecord(position)
+                        let plain = value.length != TableRecord.richLength
+                        records[position] = TableRecord(keyOffset: key.keyOffset, keyLength: key.keyLength,
+                                                        valueOffset: plain ? value.offset + UInt32(keyTextLength) : value.offset, valueLength: value.length)
+                    }
+                }
                 for position in 0..<count { _ = index.insertUnlessPresent(position, hash: index.hash(ofKeyAt: position)) }
             }
             if !json.isEmpty { (base + padded(textEnd)).copyMemory(from: json, byteCount: json.count) }

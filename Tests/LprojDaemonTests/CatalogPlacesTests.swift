@@ -61,7 +61,8 @@ final class CatalogPlacesTests: XCTestCase {
         // Interleaved: consecutive paths rarely share a directory; and one that is not a table.
         let order = [0, 4, 1, 2, 7, 3, 5, 6].map { paths[$0] } + ["\(root)/A/en.lproj/notes.txt"]
         var reader = TableFileReader()
-        let loaded = TableReading.load(order, with: &reader, exclusions: Exclusions(patterns: [], roots: [root]), links: .nowhere)
+        let loaded = TableReading.load(order, with: &reader, exclusions: Exclusions(patterns: [], roots: [root]), links: .nowhere,
+                                       keys: KeyShelf())
         XCTAssertEqual(loaded.map(\.path.string), Array(order.dropLast()))
         for item in loaded {
             let place = try XCTUnwrap(Catalog.classify(item.path.string))

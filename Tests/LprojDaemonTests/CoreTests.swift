@@ -160,10 +160,55 @@ final class CatalogChangeTests: XCTestCase {
                        ["table-changed App fr L deleted", "localization-removed App fr", "bundle-removed App"])
     }
 
+    /// The localizations of a table with the same keys in the same order
+    /// are served over one set of keys, and keep the right values and
+    /// diffs as keys change; a table name keeps a few sets (a new key
+    /// reaches its localizations one by one), and a table matching none
+    /// when all are in use is served whole.
+    func testLocalizationsOfATableShareTheirKeys() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("share-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let catalog = Catalog(exclusions: Exclusions(patterns: [], roots: [root]))
+        func path(_ language: String) -> String { root + "/App/\(language).lproj/L.strings" }
+        func write(_ language: String, keys: [String]) throws {
+            try FileManager.default.createDirectory(atPath: root + "/App/\(language).lproj", withIntermediateDirectories: true)
+            try Data(keys.map { "\"\($0)\" = \"\($0) in \(language)\";\n" }.joined().utf8).write(to: URL(fileURLWithPath: path(language)))
+        }
+        func expect(_ language: String, keys: [String], shared: Bool, line: UInt = #line) throws {
+            let table = try XCTUnwrap(catalog.served[TableAddress(bundle: root + "/App", localization: language, table: "L")], language, line: line)
+            XCTAssertEqual(table.keys, keys, language, line: line)
+            for key in keys { XCTAssertEqual(table[key]?.text, "\(key) in \(language)", language, line: line) }
+            XCTAssertEqual(table.sharesKeys, shared, language, line: line)
+        }
+        let first = ["a", "b", "c"], second = ["a", "b", "c", "d"]
+        for language in ["en", "fr", "de"] { try write(language, keys: first) }
+        _ = refresh(catalog, ["en", "fr", "de"].map(path))
+        for language in ["en", "fr", "de"] { try expect(language, keys: first, shared: true) }
+
+        // A key added to each localization in turn: the first to have it gives the new set, the others join it.
+        for (number, language) in ["fr", "de", "en"].enumerated() {
+            try write(language, keys: second)
+            XCTAssertEqual(describe(refresh(catalog, [path(language)])), ["table-changed App \(language) L +1"])
+            try expect(language, keys: second, shared: true)
+            for other in ["fr", "de", "en"].dropFirst(number + 1) { try expect(other, keys: first, shared: true) }
+        }
+
+        // Four sets in use at once (the first one, no longer read, made room): a fifth localization with other keys is served whole.
+        for (language, keys) in [("es", ["x"]), ("it", ["x", "y"]), ("ja", ["x", "y", "z"])] {
+            try write(language, keys: keys)
+            _ = refresh(catalog, [path(language)])
+            try expect(language, keys: keys, shared: true)
+        }
+        try write("ko", keys: ["w"])
+        _ = refresh(catalog, [path("ko")])
+        try expect("ko", keys: ["w"], shared: false)
+        for language in ["en", "fr", "de"] { try expect(language, keys: second, shared: true) }
+    }
+
     /// Reads `paths` as the shell does and hands the result to `catalog`.
     private func refresh(_ catalog: Catalog, _ paths: [String]) -> [Catalog.Change] {
         var reader = TableFileReader()
-        return catalog.apply(TableReading.load(paths, with: &reader, exclusions: catalog.exclusions, links: catalog.links))
+        return catalog.apply(TableReading.load(paths, with: &reader, exclusions: catalog.exclusions, links: catalog.links, keys: catalog.keyShelf))
     }
 
     private func describe(_ changes: [Catalog.Change]) -> [String] {
