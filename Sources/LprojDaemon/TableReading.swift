@@ -97,12 +97,15 @@ enum TableReading {
                 let (path, range) = runs[run]
                 let directory = range.count > 1 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1
                 defer { if directory >= 0 { close(directory) } }
+                // A directory's tables are one bundle's (or a few): its sets are taken once.
+                var bundle: KeyShelf.Bundle?
                 for index in range {
                     let (path, name, place) = candidates[index]
+                    if bundle?.path != place.bundle { bundle = keys.bundle(place.bundle) }
                     // A link is read where it leads into a root (`LinkPolicy`), as the walk follows it.
                     let outcome = Result { () throws(TableReadError) in
                         var file = try reader.read(path: path, directory: directory >= 0 ? directory : nil, name: name, listedAsRegular: listed,
-                                                   links: links, sharing: keys.sets(for: place))
+                                                   links: links, sharing: bundle?.sets(for: place) ?? [])
                         if !file.hasErrors, case .table(let table) = file.contents, !table.sharesKeys {
                             file.contents = .table(keys.share(table, at: place))
                         }
