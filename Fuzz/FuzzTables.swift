@@ -5,7 +5,10 @@
 // - a .strings text we accept without errors round-trips through the writer;
 // - where PropertyListSerialization accepts a text .strings file and we
 //   report no error, both give the same values;
-// - a binary plist we read without error, Foundation reads to the same values.
+// - a binary plist we read without error, Foundation reads to the same values;
+// - a text table parsed again over its own keys (`SharedKeys`, as lprojd
+//   holds a localization) is the same table, in the same order, and its
+//   image reads back the same.
 import Foundation
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -21,6 +24,11 @@ public func fuzzTables(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         let theirs = try? PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil) as? [String: String]
         let ours = strings.table.entries.compactMapValues(\.text)
         precondition(ours.count != strings.table.count || theirs == ours, "binary plist read differently from Foundation")
+    }
+    if case .text = strings.form, !strings.table.isEmpty {
+        let shared = StringsFile(bytes: bytes, path: "fuzz.strings", limits: TableLimits(), sharing: [SharedKeys(strings.table)]).table
+        precondition(shared == strings.table && shared.keys == strings.table.keys, "parsed over its own keys, another table")
+        precondition((try? TableImage.table(in: TableImage.encode(shared))) == strings.table, "the image of a table over shared keys differs")
     }
     guard !strings.diagnostics.containsErrors, case .text = strings.form else { return 0 }
     if let text = try? StringsWriter.text(for: strings.table) {
