@@ -71,7 +71,7 @@ final class Catalog {
     /// Where a table file sits (`TablePlace`, the one rule in LprojCatalog).
     typealias Place = TablePlace
 
-    private(set) var files: [ExactName: FileRecord] = [:]
+    private(set) var files = FileRecords()
     /// The tables served, composed from the files' last good contents.
     private(set) var served: [TableAddress: Table] = [:]
     /// Per bundle, per localization: how many tables are served.
@@ -98,8 +98,7 @@ final class Catalog {
 
     /// Makes room for `count` files (and as many served tables) when there is less.
     func reserveCapacity(files count: Int) {
-        guard count > files.capacity else { return }
-        files.reserveCapacity(count)
+        guard count > served.capacity else { return }
         served.reserveCapacity(count)
     }
 
@@ -183,7 +182,7 @@ final class Catalog {
                 continue
             }
             // One lookup: the record is changed where it is stored.
-            let (before, record) = files[key, default: .placeholder].update(with: item.outcome, path: path)
+            let (before, record) = files.update(key, placeholder: .placeholder) { $0.update(with: item.outcome, path: path) }
             if before == nil { fileCounts[place.format] += 1 }
             if readable { filesParsed += 1 }
             if record.isInvalid {
@@ -222,7 +221,7 @@ final class Catalog {
 
     /// The table files known under `directory` (for a directory that went away).
     func files(under directory: String) -> [String] {
-        files.keys.lazy.filter { $0.isWithin(directory) && !$0.matches(directory) }.map(\.string)
+        files.paths(under: directory)
     }
 
     /// Recomposes the served tables at `addresses` and reports the
