@@ -226,3 +226,36 @@ final class CatalogChangeTests: XCTestCase {
         }
     }
 }
+
+/// The catalog's file records, kept by directory: read back by whole
+/// paths, counted, found under a directory by components (not by a
+/// string prefix), and gone with their last file's record.
+final class FileRecordsTests: XCTestCase {
+    func testRecordsByDirectoryReadBackByPath() {
+        var records = FileRecords()
+        let record = Catalog.FileRecord(lastGood: .table(Table(strings: ["a": "1"])), diagnostics: [])
+        let paths = ["/r/App/en.lproj/L.strings", "/r/App/en.lproj/M.strings", "/r/App/fr.lproj/L.strings",
+                     "/r/Appendix/en.lproj/L.strings", "/r/App/Base.lproj/Long table name.strings", "name.strings"]
+        for path in paths {
+            records.update(ExactName(path), placeholder: .placeholder) { $0 = record }
+        }
+        // Again: changed where it is, not counted twice.
+        records.update(ExactName(paths[0]), placeholder: .placeholder) { $0.diagnostics = [] }
+        XCTAssertEqual(records.count, paths.count)
+        for path in paths { XCTAssertEqual(records[ExactName(path)]?.lastGood, record.lastGood, path) }
+        XCTAssertNil(records[ExactName("/r/App/en.lproj/N.strings")])
+        XCTAssertNil(records[ExactName("/r/App/en.lproj")])
+        XCTAssertEqual(Set(records.keys.map(\.string)), Set(paths))
+        XCTAssertEqual(Set(records.map(\.key.string)), Set(paths))
+        XCTAssertEqual(Set(records.paths(under: "/r/App")), Set(paths.filter { $0.hasPrefix("/r/App/") }))
+        XCTAssertEqual(records.paths(under: "/r/App/en.lproj/L.strings"), [])
+        XCTAssertEqual(records.paths(under: "/r/App/fr.lproj"), ["/r/App/fr.lproj/L.strings"])
+        XCTAssertNotNil(records.removeValue(forKey: ExactName("/r/App/fr.lproj/L.strings")))
+        XCTAssertNil(records.removeValue(forKey: ExactName("/r/App/fr.lproj/L.strings")))
+        XCTAssertEqual(records.count, paths.count - 1)
+        XCTAssertEqual(records.paths(under: "/r/App/fr.lproj"), [])
+        // Names that differ only in normalization are two files.
+        records.update(ExactName("/r/Caf\u{E9}/en.lproj/L.strings"), placeholder: .placeholder) { $0 = record }
+        XCTAssertNil(records[ExactName("/r/Cafe\u{301}/en.lproj/L.strings")])
+    }
+}
