@@ -74,13 +74,8 @@ extension TableStorage {
             }
         }
         guard same else { return nil }
-        let storage = unsafeDowncast(create(minimumCapacity: count) { _ in
-            TableHeader(count: count, slotMask: keys.header.slotMask, wideSlots: keys.header.wideSlots, textLength: 0, seed: keys.header.seed,
-                        rich: rich, layout: .overSharedKeys, owner: keys)
-        }, to: TableStorage.self)
         var textLength = 0
-        let valueRecords = storage.withUnsafeMutablePointerToElements { words in
-            let values = UnsafeMutableRawPointer(words).bindMemory(to: ValueRecord.self, capacity: count)
+        let storage = over(keys, count: count, rich: rich) { values in
             for position in 0..<count {
                 let record = records[position]
                 var value = ValueRecord(offset: record.valueOffset, length: record.valueLength)
@@ -91,10 +86,49 @@ extension TableStorage {
                 }
                 (values + position).initialize(to: value)
             }
-            return UnsafeRawPointer(values)
+            return (realloc(base, max(textLength, 1))!.assumingMemoryBound(to: UInt8.self), textLength)
         }
-        let values = realloc(base, max(textLength, 1))!.assumingMemoryBound(to: UInt8.self)
-        storage.header.over(keys: keys, valueRecords: valueRecords, values: values, textLength: textLength)
+        return storage
+    }
+
+    /// Storage of `source`'s values over `keys`' index, key records and
+    /// key text (whose keys are `source`'s, in the same order and hashed
+    /// with the same seed: the caller checked): an 8-byte value record per
+    /// entry and a text of the plain values alone.
+    static func values(of source: TableStorage, over keys: TableStorage) -> TableStorage {
+        source.withIndex { index in
+            over(keys, count: source.count, rich: source.rich) { values in
+                var textLength = 0
+                for position in 0..<source.count where !index.isRich(position) { textLength += index.valueBytes(position).count }
+                let text = textLength == 0 ? nil : malloc(textLength)!.assumingMemoryBound(to: UInt8.self)
+                var offset = 0
+                for position in 0..<source.count {
+                    var value = index.valueRecord(position)
+                    if value.length != TableRecord.richLength {
+                        if value.length > 0 { (text! + offset).update(from: index.valueText + Int(value.offset), count: Int(value.length)) }
+                        value.offset = UInt32(offset)
+                        offset += Int(value.length)
+                    }
+                    (values + position).initialize(to: value)
+                }
+                return (text, textLength)
+            }
+        }
+    }
+
+    /// Storage over `keys` of `count` value records, which `fill` writes,
+    /// returning their text (from `malloc`: the storage frees it) and its length.
+    private static func over(_ keys: TableStorage, count: Int, rich: [Entry],
+                             values fill: (UnsafeMutablePointer<ValueRecord>) -> (text: UnsafeMutablePointer<UInt8>?, length: Int)) -> TableStorage {
+        let storage = unsafeDowncast(create(minimumCapacity: count) { _ in
+            TableHeader(count: count, slotMask: keys.header.slotMask, wideSlots: keys.header.wideSlots, textLength: 0, seed: keys.header.seed,
+                        rich: rich, layout: .overSharedKeys, owner: keys)
+        }, to: TableStorage.self)
+        storage.withUnsafeMutablePointerToElements { words in
+            let values = UnsafeMutableRawPointer(words).bindMemory(to: ValueRecord.self, capacity: count)
+            let (text, length) = fill(values)
+            storage.header.over(keys: keys, valueRecords: UnsafeRawPointer(values), values: text, textLength: length)
+        }
         return storage
     }
 

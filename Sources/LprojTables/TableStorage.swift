@@ -130,38 +130,6 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
         return storage
     }
 
-    /// Storage of `source`'s values over `keys`' index, key records and
-    /// key text (whose keys are `source`'s, in the same order and hashed
-    /// with the same seed: the caller checked): an 8-byte value record per
-    /// entry and a text of the plain values alone.
-    static func values(of source: TableStorage, over keys: TableStorage) -> TableStorage {
-        let count = source.count
-        let storage = unsafeDowncast(create(minimumCapacity: count) { _ in
-            TableHeader(count: count, slotMask: keys.header.slotMask, wideSlots: keys.header.wideSlots, textLength: 0, seed: keys.header.seed,
-                        rich: source.rich, layout: .overSharedKeys, owner: keys)
-        }, to: TableStorage.self)
-        source.withIndex { index in
-            var textLength = 0
-            for position in 0..<count where !index.isRich(position) { textLength += index.valueBytes(position).count }
-            let text = textLength == 0 ? nil : malloc(textLength)!.assumingMemoryBound(to: UInt8.self)
-            storage.withUnsafeMutablePointerToElements { words in
-                let values = UnsafeMutableRawPointer(words).bindMemory(to: ValueRecord.self, capacity: count)
-                var offset = 0
-                for position in 0..<count {
-                    var value = index.valueRecord(position)
-                    if value.length != TableRecord.richLength {
-                        if value.length > 0 { (text! + offset).update(from: index.valueText + Int(value.offset), count: Int(value.length)) }
-                        value.offset = UInt32(offset)
-                        offset += Int(value.length)
-                    }
-                    (values + position).initialize(to: value)
-                }
-                storage.header.over(keys: keys, valueRecords: UnsafeRawPointer(values), values: text, textLength: textLength)
-            }
-        }
-        return storage
-    }
-
     var count: Int { header.count }
     var rich: [Entry] { header.rich }
     /// Bytes of text of its own: keys and plain values; plain values alone over shared keys.
