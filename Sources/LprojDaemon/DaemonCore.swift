@@ -193,13 +193,16 @@ public final class DaemonCore {
 
     /// Takes in what was read, except reads a newer change overtook: a
     /// file that `queued` (the events the watcher queued since the reads)
-    /// names, or whose directory it names, is left to those events — a save
-    /// is published only as it was completed, never half-written. A file
-    /// read empty is held for the quiet period first (unless `holdingEmpty`
-    /// is false: the hold is over), as the empty file may be a save between
-    /// its truncate and its write whose event is not queued yet. A file
-    /// that could not be opened for want of descriptors keeps its table and
-    /// is read again at the next poll.
+    /// names, or whose directory it names, waits as a listed file does —
+    /// read at its `written`, or once quiet — so a save is published only
+    /// as it was completed, never half-written, and a read whose newer
+    /// change turns out to change nothing for it (a link's move that the
+    /// batch already followed) is still made. A file read empty is held
+    /// the same way (unless `holdingEmpty` is false: the hold is over), as
+    /// the empty file may be a save between its truncate and its write
+    /// whose event is not queued yet. A file that could not be opened for
+    /// want of descriptors keeps its table and is read again at the next
+    /// poll.
     func apply(_ loaded: [Catalog.Loaded], queued: Set<ExactName>, holdingEmpty: Bool = true, at now: ContinuousClock.Instant) {
         var loaded = loaded
         loaded.removeAll { item in
@@ -209,10 +212,14 @@ public final class DaemonCore {
         }
         if !queued.isEmpty {
             let before = loaded.count
-            loaded.removeAll { Self.isOvertaken($0.path.string, by: queued) }
+            loaded.removeAll { item in
+                guard Self.isOvertaken(item.path.string, by: queued) else { return false }
+                pending.hold(item.path.string, at: now)
+                return true
+            }
             if loaded.count < before {
                 counters["reads-overtaken", default: 0] += UInt64(before - loaded.count)
-                log.debug("\(before - loaded.count) read(s) overtaken by a newer change: left to its event")
+                log.debug("\(before - loaded.count) read(s) overtaken by a newer change: read again at its event or once quiet")
             }
         }
         if holdingEmpty {

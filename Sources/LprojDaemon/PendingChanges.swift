@@ -18,6 +18,9 @@ import LprojWatch
 ///   way: an in-place save truncates before it writes, and the kernel
 ///   queues the truncate's `IN_MODIFY` a moment after the file is empty, so
 ///   a reader can see the empty file before any event says it is stale.
+///   So is a read that a newer event overtook: that event may change
+///   nothing for the file when it is handled (a link's move that the
+///   batch before already followed), and the file is read all the same.
 ///
 /// Every entry gets a ticket; a `sync` waits until the entries up to the
 /// last ticket at its marker's arrival are settled, so a sync answers with
@@ -85,7 +88,7 @@ struct PendingChanges {
         return readNow
     }
 
-    /// Holds `path` (read empty) until no write to it has been seen for `quiet`.
+    /// Holds `path` (read empty, or its read overtaken) until its `written`, or until no write to it has been seen for `quiet`.
     mutating func hold(_ path: String, at now: ContinuousClock.Instant) {
         add(path, .listed(giveUp: now + rules.quiet * 20), deadline: now + rules.quiet)
     }

@@ -84,6 +84,20 @@ final class CoreHarness {
         }
     }
 
+    /// One turn of the loop without waiting: the batch queued by now, if
+    /// any, is read (as the shell reads one between a writer's steps); with
+    /// `expiring`, the clock first jumps to the core's next deadline and its
+    /// timer fires (a writer slower than a wait).
+    func turn(expiring: Bool = false) {
+        feed.dropMarkers(for: core)
+        if expiring, let next = core.nextDeadline {
+            if next > now { offset += next - now }
+            feed.timerFired(into: core, at: now)
+        }
+        if feed.tree.hasQueuedEvents || Self.isReadable(feed.tree.descriptor, milliseconds: 0) { feed.readBatch(into: core, at: now) }
+        core.endTurn()
+    }
+
     /// A reload with `configure` applied to the configuration (roots as
     /// given, tidied): the core applies it and the tree follows, as SIGHUP does.
     func reload(_ configure: (inout Configuration) -> Void) {

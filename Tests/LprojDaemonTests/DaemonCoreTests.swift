@@ -83,6 +83,34 @@ final class DaemonCoreTests: XCTestCase {
         XCTAssertEqual(core.core.catalog.served.count, 1)
     }
 
+    /// A read that an event queued meanwhile overtook waits for that
+    /// event's read, or the quiet period: when the event turns out to change
+    /// nothing for the file (in the binary's model run: a link's move that
+    /// the batch before had already followed), the file is still read.
+    func testAReadOvertakenByAnEventThatChangesNothingIsStillMade() throws {
+        let core = try harness { $0.quietPeriod = .seconds(3) }
+        let connection = try core.connect()
+        _ = try connection.send(Subscribe(name: "all"))
+        try write(core, "App/en.lproj/Localizable.strings", "\"a\" = \"A2\";\n\"b\" = \"B\";\n")
+        // The save's events, taken out as if handled already: by now they change nothing.
+        while core.feed.tree.readBatch(waiting: false) != nil {}
+        // A read of the file, overtaken by an event of its directory queued meanwhile.
+        var reader = TableFileReader(limits: core.core.configuration.tableLimits)
+        let catalog = core.core.catalog
+        let loaded = TableReading.load([core.path("App/en.lproj/Localizable.strings")], with: &reader, exclusions: catalog.exclusions,
+                                       links: catalog.links, keys: catalog.keyShelf)
+        let address = TableAddress(bundle: core.path("App"), localization: "en", table: "Localizable")
+        let before = core.now
+        core.core.apply(loaded, queued: [ExactName(core.path("App/en.lproj"))], at: before)
+        XCTAssertEqual(catalog.served[address]?["a"]?.text, "A", "set aside, not applied")
+        _ = try connection.send(Sync())
+        XCTAssertGreaterThanOrEqual(core.now - before, .seconds(3), "read once quiet (on the harness's clock)")
+        XCTAssertEqual(catalog.served[address]?["a"]?.text, "A2")
+        let event = try connection.nextEvent()
+        XCTAssertEqual(event.name, TableChanged.name)
+        XCTAssertEqual(try event.decode(TableChanged.self).changed["a"]?.text, "A2")
+    }
+
     func testAnOverflowRescansAndTellsEveryoneToResync() throws {
         let core = try harness()
         let connection = try core.connect()

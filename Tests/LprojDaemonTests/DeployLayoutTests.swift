@@ -109,6 +109,34 @@ final class DeployLayoutTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
     }
 
+    /// A bundle link swapped as `ln -s` and `mv` do it, with the daemon
+    /// looking between the two: the new link, under a temporary name, is
+    /// never served as a bundle of its own; moved over the bundle link, the
+    /// bundle serves its new target's tables and no longer the old one's.
+    func testALinkSeenUnderItsTemporaryNameThenMovedOverTheBundleLink() throws {
+        let daemon = try DaemonProcess(config: "")
+        try daemon.write("A/en.lproj/Localizable.strings", "\"k\" = \"a\";\n")
+        try daemon.write("A/de.lproj/Localizable.strings", "\"k\" = \"a-de\";\n")
+        try daemon.write("B/en.lproj/Localizable.strings", "\"k\" = \"b\";\n")
+        try daemon.shell("ln -s A L", in: daemon.root)
+        try daemon.start()
+        let connection = try daemon.subscriber()
+        func served() throws -> [String: String] {
+            _ = try connection.send(Sync())
+            var result: [String: String] = [:]
+            for table in try connection.send(Snapshot()).tables {
+                result[String(table.bundle.dropFirst(daemon.root.count + 1)) + "/" + table.language] = table.entries["k"]?.text ?? "?"
+            }
+            return result
+        }
+        XCTAssertEqual(try served(), ["A/en": "a", "A/de": "a-de", "B/en": "b", "L/en": "a", "L/de": "a-de"])
+        try daemon.shell("ln -s B L.tmp", in: daemon.root)
+        XCTAssertEqual(try served(), ["A/en": "a", "A/de": "a-de", "B/en": "b", "L/en": "a", "L/de": "a-de"], daemon.log)
+        try daemon.shell("mv -T L.tmp L", in: daemon.root)
+        XCTAssertEqual(try served(), ["A/en": "a", "A/de": "a-de", "B/en": "b", "L/en": "b"], daemon.log)
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+    }
+
     /// A link that leads out of every root is refused until
     /// `FollowLinksTo=` names where it leads (applied by a reload).
     func testFollowLinksToLetsALinkLeadOutOfTheRoots() throws {

@@ -21,7 +21,11 @@ import XCTest
 ///
 /// The same run drives the built binary over its socket and, far faster,
 /// the daemon's core in this process (`CoreHarness`: real inotify, a clock
-/// that skips the waits), with thousands of steps a seed.
+/// that skips the waits), with thousands of steps a seed. In process, the
+/// core reads what is queued between any two of a step's system calls as
+/// the seed says (sometimes letting a wait run out first), so how a step
+/// splits into batches is part of the model; the binary's timing is its
+/// own. A seed's steps are the same in both (and from run to run).
 final class ModelTests: XCTestCase {
     func testSeed1() throws { try run(seed: 1) }
     func testSeed2() throws { try run(seed: 2) }
@@ -50,14 +54,32 @@ final class ModelTests: XCTestCase {
         // (The directory holding the root: the binary's or the harness's, known once it is made.)
         var root = ""
         func path(_ relative: String) -> String { root + "/" + relative }
+        // In process, the core may read what is queued between any two of a
+        // step's system calls (as the binary's loop does whenever it wakes):
+        // each split of a step into batches is a case of the model. Its own
+        // generator, so that a seed's steps are the same in both runs.
+        var harness: CoreHarness?
+        var splits = SplitMix64(seed: seed ^ 0x5b11_75ba_7c4e_5000)
+        func interleave() {
+            guard let harness else { return }
+            switch splits.next(4) {
+            case 0, 1: harness.turn()
+            case 2: harness.turn(expiring: true)   // as if the writer were slower than a wait
+            default: break
+            }
+        }
         // As an editor writes: open, write, close (no fsync: Data.write's would be most of a step's time).
         func write(_ relative: String, _ text: String) throws {
-            try Self.write(try Self.openTruncating(path(relative)), text)
+            try Self.write(try Self.openTruncating(path(relative), interleave), text, interleave)
         }
         func move(_ from: String, _ to: String) throws {
             guard rename(path(from), path(to)) == 0 else { throw DaemonTestError("mv \(from) \(to): \(String(cString: strerror(errno)))") }
+            interleave()
         }
-        func remove(_ relative: String) throws { try FileManager.default.removeItem(atPath: path(relative)) }
+        // As `rm -rf` does: the deepest first, one entry at a time.
+        func remove(_ relative: String) throws {
+            try Self.remove(path(relative), interleave)
+        }
         func entries() -> [String: String] {
             var result: [String: String] = [:]
             for _ in 0..<(1 + random.next(4)) { result["k\(random.next(6))"] = "v\(random.next(1000))" }
@@ -74,7 +96,6 @@ final class ModelTests: XCTestCase {
         }
         let connection: any ModelConnection
         var daemon: DaemonProcess?
-        var harness: CoreHarness?
         if inProcess {
             harness = try CoreHarness({ $0.removalGrace = .milliseconds(40); $0.quietPeriod = .milliseconds(20) }) { made in
                 root = made
@@ -82,7 +103,8 @@ final class ModelTests: XCTestCase {
             }
             connection = try harness!.connect()
         } else {
-            daemon = try DaemonProcess(config: "[Watch]\nRemovalGrace=40ms\nQuietPeriod=20ms\n")
+            // (Logging at debug level: a failure shows what the daemon did last.)
+            daemon = try DaemonProcess(config: "[Watch]\nRemovalGrace=40ms\nQuietPeriod=20ms\n[Log]\nLevel=debug\n")
             root = daemon!.root
             try populate()
             try daemon!.start()
@@ -114,14 +136,14 @@ final class ModelTests: XCTestCase {
             let localization = Self.localizations[random.next(Self.localizations.count)]
             let table = Self.tables[random.next(Self.tables.count)]
             let directory = "\(bundle)/\(localization).lproj", relative = "\(directory)/\(table).strings"
-            let existing = files.keys.filter { $0.string.hasPrefix(bundle + "/") && Array($0.string.utf8).starts(with: Array((bundle + "/").utf8)) }
+            let existing = files.keys.filter { $0.string.hasPrefix(bundle + "/") && Array($0.string.utf8).starts(with: Array((bundle + "/").utf8)) }.sorted()
             var action: String
             switch random.next(12) {
             case 0, 1:
                 action = "in-place \(relative)"
                 let new = entries()
-                let descriptor = try Self.openTruncating(path(relative))
-                try Self.write(descriptor, Self.text(new))
+                let descriptor = try Self.openTruncating(path(relative), interleave)
+                try Self.write(descriptor, Self.text(new), interleave)
                 files[ExactName(relative), default: File()].entries = new
                 files[ExactName(relative)]!.lastGood = new
             case 2, 3:
@@ -168,6 +190,7 @@ final class ModelTests: XCTestCase {
             case 10:
                 action = "ln -s \(bundle) L (swapped in)"
                 guard symlink(bundle, path("L.tmp")) == 0 else { throw DaemonTestError("ln -s: \(String(cString: strerror(errno)))") }
+                interleave()
                 try move("L.tmp", "L")
                 linkTarget = bundle
                 heldAtSwap = [:]
@@ -211,15 +234,17 @@ final class ModelTests: XCTestCase {
                 expected.tables[Mirror.key(path("L"), localization, table)] = expectedTable(served)
                 servedThroughLink["\(localization)|\(table)"] = served
             }
-            let context = "seed \(seed), after:\n" + history.suffix(60).joined(separator: "\n")
+            // The daemon's last lines, then the steps, so that a failure's end (what a CI excerpt shows) says what differs.
+            let log = daemon.map { "the daemon's last log lines:\n" + $0.log.split(separator: "\n").suffix(40).joined(separator: "\n") + "\n" } ?? ""
+            let context = "seed \(seed); \(log)the last steps:\n" + history.suffix(60).joined(separator: "\n")
             if mirror.tables != snapshot.tables {
-                XCTFail("the client differs from the daemon's snapshot: \(Self.difference(mirror.tables, snapshot.tables)); \(context)")
+                XCTFail("the client differs from the daemon's snapshot; \(context)\n(client vs snapshot) \(Self.difference(mirror.tables, snapshot.tables))")
             }
             if snapshot.tables != expected.tables {
-                XCTFail("the daemon's snapshot differs from the files: \(Self.difference(snapshot.tables, expected.tables)); \(context)")
+                XCTFail("the daemon's snapshot differs from the files; \(context)\n(snapshot vs files) \(Self.difference(snapshot.tables, expected.tables))")
             }
             if let imaged = try connection.imaged(bundles: (Self.bundles + ["L"]).map(path)), imaged.tables != expected.tables {
-                XCTFail("the daemon's images differ from the files: \(Self.difference(imaged.tables, expected.tables)); \(context)")
+                XCTFail("the daemon's images differ from the files; \(context)\n(images vs files) \(Self.difference(imaged.tables, expected.tables))")
             }
             let implied = mirror.impliedStructure
             XCTAssertEqual(mirror.bundles, implied.bundles, "bundle events disagree with the tables served; \(context)")
@@ -246,19 +271,45 @@ final class ModelTests: XCTestCase {
         entries.keys.sorted().map { "\"\($0)\" = \"\(entries[$0]!)\";" }.joined(separator: "\n") + "\n"
     }
 
-    private static func openTruncating(_ path: String) throws -> Int32 {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    /// Opens `path` for writing, emptied, as an editor does (its missing directories made one at a time).
+    private static func openTruncating(_ path: String, _ interleave: () -> Void) throws -> Int32 {
+        var missing: [String] = []
+        var directory = (path as NSString).deletingLastPathComponent
+        while !FileManager.default.fileExists(atPath: directory) {
+            missing.append(directory)
+            directory = (directory as NSString).deletingLastPathComponent
+        }
+        for directory in missing.reversed() {
+            guard mkdir(directory, 0o755) == 0 else { throw DaemonTestError("mkdir \(directory): \(String(cString: strerror(errno)))") }
+            interleave()
+        }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw DaemonTestError("cannot open \(path)") }
+        interleave()
         return descriptor
     }
 
-    private static func write(_ descriptor: Int32, _ text: String) throws {
-        defer { close(descriptor) }
+    /// Writes `text` at once and closes `descriptor`.
+    private static func write(_ descriptor: Int32, _ text: String, _ interleave: () -> Void) throws {
+        defer { close(descriptor); interleave() }
         let bytes = Array(text.utf8)
         guard bytes.withUnsafeBytes({ Glibc.write(descriptor, $0.baseAddress, $0.count) }) == bytes.count else {
             throw DaemonTestError("short write")
         }
+        interleave()
+    }
+
+    /// Removes `path` and what is under it, the deepest first (a link itself, never what it leads to).
+    private static func remove(_ path: String, _ interleave: () -> Void) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw DaemonTestError("rm \(path): \(String(cString: strerror(errno)))") }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in try FileManager.default.contentsOfDirectory(atPath: path).sorted() { try remove(path + "/" + name, interleave) }
+            guard rmdir(path) == 0 else { throw DaemonTestError("rmdir \(path): \(String(cString: strerror(errno)))") }
+        } else {
+            guard unlink(path) == 0 else { throw DaemonTestError("rm \(path): \(String(cString: strerror(errno)))") }
+        }
+        interleave()
     }
 }
 
