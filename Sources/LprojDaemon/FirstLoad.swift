@@ -38,6 +38,10 @@ final class FirstLoad: Sendable {
     private let work = DispatchSemaphore(value: 0)
     /// Signalled for each batch finished.
     private let progress = DispatchSemaphore(value: 0)
+    /// Signalled once per worker when the owner has taken every batch.
+    private let taken = DispatchSemaphore(value: 0)
+    /// Signalled by each worker as it ends.
+    private let ended = DispatchSemaphore(value: 0)
     private let workers: Int
 
     /// Starts one worker per processor.
@@ -74,6 +78,14 @@ final class FirstLoad: Sendable {
     /// How many table files were listed.
     var tableFiles: Int { state.withLock { $0.tableFiles } }
 
+    /// Says that every batch was taken in (`nextBatch` returned nil): the
+    /// workers let go of the paths they made, give back what their heaps
+    /// hold unused and end; returns once they have.
+    func batchesTaken() {
+        for _ in 0..<workers { taken.signal() }
+        for _ in 0..<workers { ended.wait() }
+    }
+
     /// The next batch read, waiting for one; nil once every batch has been
     /// handed back (call after `walkFinished`).
     func nextBatch() -> [Catalog.Loaded]? {
@@ -98,8 +110,18 @@ final class FirstLoad: Sendable {
         // up front, and hold its top until this thread is done; then what
         // is left unused is given back.
         let heap = lproj_prepare_thread_heap(32 << 20)
-        defer { lproj_release_thread_heap(heap) }
+        defer {
+            lproj_release_thread_heap(heap)
+            ended.signal()
+        }
         var reader = TableFileReader(limits: limits)
+        // Each file's path is made here and, once the catalog has taken the
+        // file in, needed no more: the last release of a string frees it,
+        // and a free on another thread than the one whose arena it came
+        // from takes that arena's lock while this thread allocates in it.
+        // So this thread keeps its paths until every batch is taken, and
+        // frees them itself.
+        var made: [[ExactName]] = []
         while true {
             work.wait()
             let (directories, walked) = state.withLock { state -> ([ListedDirectory]?, Bool) in
@@ -108,9 +130,12 @@ final class FirstLoad: Sendable {
             }
             if let directories {
                 let loaded = TableReading.load(directories, with: &reader, exclusions: exclusions, links: links, keys: keys, inParallel: false, listed: true)
+                made.append(loaded.map(\.path))
                 state.withLock { $0.finished.append(loaded) }
                 progress.signal()
             } else if walked {
+                taken.wait()
+                made.removeAll()
                 return
             }
         }

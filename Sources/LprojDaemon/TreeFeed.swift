@@ -42,6 +42,7 @@ final class TreeFeed {
             loaded += batch.count
             _ = catalog.apply(batch, reporting: false)
         }
+        firstLoad.batchesTaken()
         filesRead = loaded
         tree = try walked.get()
         markers = MarkerSync(tree: tree)
