@@ -92,7 +92,12 @@ final class DaemonUnderTest {
 
     /// Writes `contents` at `relative` under the root: in place, or to a temporary then renamed.
     func save(_ relative: String, _ contents: [UInt8], atomically: Bool) {
-        let path = root + "/" + relative
+        Self.save(at: root + "/" + relative, contents, atomically: atomically)
+    }
+
+    /// Saves `contents` at `path` as an editor does: in place, or written
+    /// beside it and renamed over it.
+    static func save(at path: String, _ contents: [UInt8], atomically: Bool) {
         let target = atomically ? (path as NSString).deletingLastPathComponent + "/.save.tmp" : path
         let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         _ = contents.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }

@@ -27,6 +27,7 @@ enum FanoutBenchmark {
 
         struct Row: Encodable {
             var subscribers: Int; var firstSubscriber: Distribution; var lastSubscriber: Distribution; var floor: Distribution; var p99Ratio: Double
+            var floorFromSave: Distribution; var p99RatioFromSave: Double
         }
         var rows: [Row] = []
         for count in counts {
@@ -59,8 +60,9 @@ enum FanoutBenchmark {
             for subscriber in subscribers.subscribers { close(subscriber.descriptor) }
             daemon.stop()
             let lprojd = Distribution(seconds: times), floor = Self.floor(subscribers: count, saves: saves, bundle: daemon.root + "/App")
+            let fromSave = Self.floor(subscribers: count, saves: saves, bundle: daemon.root + "/App", seeingSavesIn: daemon.directory + "/floor")
             rows.append(Row(subscribers: count, firstSubscriber: Distribution(seconds: firsts), lastSubscriber: lprojd, floor: floor,
-                            p99Ratio: lprojd.p99 / floor.p99))
+                            p99Ratio: lprojd.p99 / floor.p99, floorFromSave: fromSave, p99RatioFromSave: lprojd.p99 / fromSave.p99))
         }
         if arguments.has("json") {
             Console.out((try? CanonicalJSON.text(encoding: rows)) ?? "[]")
@@ -70,6 +72,8 @@ enum FanoutBenchmark {
                 lines.append("  \(row.subscribers) subscriber\(row.subscribers == 1 ? "" : "s"): \(row.lastSubscriber.text)")
                 lines.append("    (the first of them: \(row.firstSubscriber.text))")
                 lines.append("    floor (a plain loop writing the line to each socket): \(row.floor.text); p99 ratio \(Measure.format(row.p99Ratio, 2))×")
+                lines.append("    floor from the save (the same loop, started by inotify seeing the save): \(row.floorFromSave.text); "
+                             + "p99 ratio \(Measure.format(row.p99RatioFromSave, 2))×")
             }
             if let thousand = rows.first(where: { $0.subscribers == 1000 }) {
                 let met = thousand.p99Ratio <= 1.5 && thousand.lastSubscriber.p99 <= 5
@@ -81,8 +85,11 @@ enum FanoutBenchmark {
 
     /// The floor: an event line like the daemon's, written by a plain loop on
     /// another thread to `subscribers` connected sockets (socket pairs), and
-    /// read the way the daemon's subscribers are read (`Readers`).
-    static func floor(subscribers count: Int, saves: Int, bundle: String) -> Distribution {
+    /// read the way the daemon's subscribers are read (`Readers`). The clock
+    /// starts when the loop is told to write — or, with `seeingSavesIn` (a
+    /// directory made for it), as the daemon's does: before the same save
+    /// of a table there, which the loop's thread waits to see through inotify.
+    static func floor(subscribers count: Int, saves: Int, bundle: String, seeingSavesIn directory: String? = nil) -> Distribution {
         var writers: [Int32] = []
         var connected: [RawSubscriber] = []
         for _ in 0..<count {
@@ -101,9 +108,10 @@ enum FanoutBenchmark {
             Array(("{\"sub\":\"b\",\"event\":\"table-changed\",\"clock\":\"0123456789abcdef:\(save)\",\"bundle\":\"\(bundle)\","
                    + "\"language\":\"en\",\"table\":\"Localizable\",\"changed\":{\"k0000\":\"save \(save)\"}}\n").utf8)
         }
+        let saved = directory.map { SaveWatch(directory: $0) }
         let writing = Thread { [writers] in
             for line in lines {
-                go.wait()
+                if let saved { saved.waitForSave() } else { go.wait() }
                 for descriptor in writers { _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
             }
         }
@@ -111,12 +119,50 @@ enum FanoutBenchmark {
         var times: [Double] = []
         for save in 1...saves {
             let needle = Array("\"k0000\":\"save \(save)\"".utf8)
+            // (Made before the clock starts, as the daemon's saves are.)
+            let contents = saved == nil ? [] : LatencyBenchmark.table(keys: 100, marker: save)
             readers.rearm()
             let start = Measure.now()
-            go.signal()
+            if let saved { DaemonUnderTest.save(at: saved.file, contents, atomically: save % 2 == 0) } else { go.signal() }
             if let (_, last) = readers.untilAllHave(needle, since: start) { times.append(last) }
         }
         return Distribution(seconds: times)
+    }
+
+    /// A table file in a directory of its own, watched with a plain inotify
+    /// descriptor: what the floor from the save waits on.
+    final class SaveWatch: Sendable {
+        let file: String
+        private let descriptor: Int32
+
+        init(directory: String) {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            file = directory + "/Localizable.strings"
+            descriptor = inotify_init1(Int32(IN_CLOEXEC))
+            guard descriptor >= 0, inotify_add_watch(descriptor, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO)) >= 0 else {
+                Console.fail(program, "cannot watch \(directory) with inotify: \(String(cString: strerror(errno)))", status: 1)
+            }
+        }
+
+        deinit { close(descriptor) }
+
+        /// Blocks until the table file is saved: closed after a write, or renamed into place.
+        func waitForSave() {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else { return }
+                var offset = 0
+                var saved = false
+                while offset + 16 <= count {
+                    let length = Int(buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self) })
+                    let name = buffer[(offset + 16)..<(offset + 16 + length)].prefix { $0 != 0 }
+                    if name.elementsEqual("Localizable.strings".utf8) { saved = true }
+                    offset += 16 + length
+                }
+                if saved { return }
+            }
+        }
     }
 
     /// The reading side both ways share: every subscriber's socket in one
@@ -184,6 +230,8 @@ enum FanoutBenchmark {
         many subscribers, saves a 100-key table N times (default 100) and measures
         save start → the last subscriber has read the event; then the floor: the
         same kind of event line written by a plain loop to that many connected
-        sockets, read the same way, and the ratio of the two p99s.
+        sockets, read the same way, and the ratio of the two p99s; then the floor
+        from the save: that loop started by inotify seeing the same save of a
+        table in a directory of its own, timed from the save, as lprojd is.
         """
 }
