@@ -158,7 +158,7 @@ final class Catalog {
         tableCounts[ExactName(path)] != nil
     }
 
-    /// Takes in what `load` read and returns what changed for subscribers,
+    /// Takes in what `load` read (each path once) and returns what changed for subscribers,
     /// in order. With `reporting: false` (the first load, when nobody
     /// listens yet) only the state is updated: no diffs are made.
     func apply(_ loaded: consuming [Loaded], reporting: Bool = true) -> [Change] {
@@ -166,8 +166,9 @@ final class Catalog {
         var affected: [TableAddress: Composition] = [:]
         if reporting { affected.reserveCapacity(loaded.count) }
         var fixed = Set<TableAddress>()
-        // Taken out of the array in order (moved, not copied: no retain and release of each table).
-        loaded.reverse()
+        // Taken off the end (moved, not copied: no retain and release of each
+        // table; `reverse` copied them). Each path comes once, so the order is
+        // free but for the diagnostics', put back in the files' order below.
         while let item = loaded.popLast() {
             let (key, place) = (item.path, item.place)
             let path = key.string
@@ -208,7 +209,7 @@ final class Catalog {
             }
             if before?.isInvalid == true && !record.isInvalid { fixed.formUnion(oldAddresses + newAddresses) }
         }
-        return structuralChanges(recomposing: affected, fixed: fixed, reporting: reporting) + invalid
+        return structuralChanges(recomposing: affected, fixed: fixed, reporting: reporting) + invalid.reversed()
     }
 
     /// How to find the table served at an address that `apply` touched.
