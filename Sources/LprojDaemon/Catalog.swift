@@ -166,6 +166,7 @@ final class Catalog {
         var affected: [TableAddress: Composition] = [:]
         if reporting { affected.reserveCapacity(loaded.count) }
         var fixed = Set<TableAddress>()
+        assert(Set(loaded.lazy.map(\.path)).count == loaded.count, "a path read twice in one batch")
         // Taken off the end (moved, not copied: no retain and release of each
         // table; `reverse` copied them). Each path comes once, so the order is
         // free but for the diagnostics', put back in the files' order below.
