@@ -96,7 +96,8 @@ final class Catalog {
         self.links = links
     }
 
-    /// Makes room for `count` files (and as many served tables) when there is less.
+    /// Makes room for the tables of `count` files when there is less (the
+    /// file records are kept by directory: nothing to size there).
     func reserveCapacity(files count: Int) {
         guard count > served.capacity else { return }
         served.reserveCapacity(count)

@@ -71,12 +71,7 @@ final class CoreHarness {
             guard ContinuousClock.now < deadline else { throw DaemonTestError("the core did not get there in time") }
             // Markers asked for are dropped first: their events are queued by the time the tree is looked at.
             feed.dropMarkers(for: core)
-            if feed.tree.hasQueuedEvents || Self.isReadable(feed.tree.descriptor, milliseconds: 0) {
-                feed.readBatch(into: core, at: now)
-            } else if let next = core.nextDeadline {
-                if next > now { offset += next - now }
-                feed.timerFired(into: core, at: now)
-            } else {
+            if !readQueuedBatch() && !fireNextDeadline() {
                 // Nothing waits in the core: wait for the kernel (a marker just dropped is already queued).
                 _ = Self.isReadable(feed.tree.descriptor, milliseconds: 10)
             }
@@ -90,12 +85,26 @@ final class CoreHarness {
     /// timer fires (a writer slower than a wait).
     func turn(expiring: Bool = false) {
         feed.dropMarkers(for: core)
-        if expiring, let next = core.nextDeadline {
-            if next > now { offset += next - now }
-            feed.timerFired(into: core, at: now)
-        }
-        if feed.tree.hasQueuedEvents || Self.isReadable(feed.tree.descriptor, milliseconds: 0) { feed.readBatch(into: core, at: now) }
+        if expiring { fireNextDeadline() }
+        readQueuedBatch()
         core.endTurn()
+    }
+
+    /// Reads the batch the tree has queued; false when there is none.
+    @discardableResult
+    private func readQueuedBatch() -> Bool {
+        guard feed.tree.hasQueuedEvents || Self.isReadable(feed.tree.descriptor, milliseconds: 0) else { return false }
+        feed.readBatch(into: core, at: now)
+        return true
+    }
+
+    /// Jumps the clock to the core's next deadline (if it is ahead) and fires the timer; false when nothing waits.
+    @discardableResult
+    private func fireNextDeadline() -> Bool {
+        guard let next = core.nextDeadline else { return false }
+        if next > now { offset += next - now }
+        feed.timerFired(into: core, at: now)
+        return true
     }
 
     /// A reload with `configure` applied to the configuration (roots as
