@@ -192,3 +192,5 @@ long lproj_receive_with_descriptors(int socket, void *bytes, size_t size, int *f
     }
     return count;
 }
+
+__thread void *lproj_thread_request_views;

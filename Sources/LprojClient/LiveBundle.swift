@@ -150,7 +150,10 @@ public final class LiveBundle: Sendable {
     /// ignored; an empty or useless header gives the development
     /// localization), matched as Apple's bundles match. Resolving a header
     /// is cached while the bundle's state lasts (at most 1,024 headers); a
-    /// cached header costs a lookup and allocates nothing.
+    /// cached header costs a lookup without a lock and allocates nothing.
+    /// Each thread keeps a reference to the cache it read last: after a
+    /// save, the views it held are released at its next request here, or
+    /// when it ends.
     public func localization(acceptLanguage header: String) -> Localization {
         core.view(acceptLanguage: header)
     }

@@ -9,16 +9,22 @@ import Synchronization
 /// take a reference) with the views made from it for requests, the
 /// observers, the misses.
 final class LiveCore: Sendable {
-    /// The snapshot, and the views made from it by the header or the
-    /// preferences they were asked with (bounded; keyed by bytes with the
-    /// tables' fast hash). One lock for both: a request's view is one lock
-    /// away, as the active view is.
+    /// The snapshot, and the table of views made from it by the header or
+    /// the preferences they were asked with (none until the first). Views
+    /// are added under the lock; a request reads the table without it
+    /// (`ThreadRequestViews`) while it is the one `publishedViews` names.
     private struct Current {
         var snapshot: LiveSnapshot
-        var views = RequestViews(limit: LiveSnapshot.viewLimit)
+        var views: RequestViews?
     }
 
     private let current: Mutex<Current>
+    /// The address of `current`'s views table, 0 while it has none: written
+    /// under the lock, read without it. A thread compares the table it holds
+    /// with it — the held reference keeps that address from being reused.
+    private let publishedViews = Atomic<UInt>(0)
+    /// `TableHash.seed`, kept here: a request reads it without the global's lazy-initialization check.
+    private let hashSeed = TableHash.seed
     private let observers = ObserverList<LiveBundle.Change>()
     let connected = Mutex(false)
     private let connectionObservers = ObserverList<Bool>()
@@ -69,27 +75,55 @@ final class LiveCore: Sendable {
 
     /// The view for an `Accept-Language` header, made once per header while the snapshot lasts.
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
-        view(for: RequestViews.key(acceptLanguage: header)) { $0.view(acceptLanguage: header) }
+        // Nothing captured: a captured header is copied, a retain and a release a request.
+        view(for: header) { snapshot, header in snapshot.view(acceptLanguage: header) }
     }
 
     /// The view for a list of preferences, made once per list while the snapshot lasts.
     func view(preferences: [String]) -> LiveBundle.Localization {
-        view(for: RequestViews.key(preferences: preferences)) { $0.view(preferences: preferences) }
+        view(for: RequestViews.key(preferences: preferences)) { snapshot, _ in snapshot.view(preferences: preferences) }
     }
 
     /// How many request views are cached now (for tests).
-    var cachedViewCount: Int { current.withLock { $0.views.count } }
+    var cachedViewCount: Int { current.withLock { $0.views?.count ?? 0 } }
 
-    private func view(for key: String, make: (LiveSnapshot) -> LiveBundle.Localization) -> LiveBundle.Localization {
-        // Hashed before the lock is taken: the lock is held for the probe alone.
-        let hash = RequestViews.hash(key)
-        if let cached = current.withLock({ $0.views.view(for: key, hash: hash) }) { return cached }
-        let snapshot = self.snapshot
-        let made = make(snapshot)
+    private func view(for key: String, make: (LiveSnapshot, String) -> LiveBundle.Localization) -> LiveBundle.Localization {
+        let hash = RequestViews.hash(key, seed: hashSeed)
+        let core = Unmanaged.passUnretained(self).toOpaque()
+        // The table this thread read last, while it is still the current one: no lock.
+        if let held = ThreadRequestViews.held(for: core),
+           UInt(bitPattern: held.toOpaque()) == publishedViews.load(ordering: .acquiring),
+           let cached = held._withUnsafeGuaranteedRef({ $0.view(for: key, hash: hash) }) {
+            return cached
+        }
+        let (snapshot, table) = current.withLock { state in
+            (state.snapshot, state.views ?? publish(RequestViews(limit: LiveSnapshot.viewLimit), in: &state))
+        }
+        ThreadRequestViews.hold(table, for: core)
+        if let cached = table.view(for: key, hash: hash) { return cached }
+        let made = make(snapshot, key)
         return current.withLock { state in
             // Kept only for the snapshot it was made from; two requests for one key share the first view made.
-            guard state.snapshot === snapshot else { return made }
-            return state.views.keep(made, for: key, hash: hash)
+            guard state.snapshot === snapshot, let table = state.views else { return made }
+            if let kept = table.keep(made, for: key, hash: hash) { return kept }
+            // Full: a bigger table with the same views, or past the limit an empty one.
+            let next = publish(table.grown() ?? RequestViews(limit: LiveSnapshot.viewLimit), in: &state)
+            return next.keep(made, for: key, hash: hash) ?? made
+        }
+    }
+
+    /// Makes `table` the current views table (the lock held).
+    private func publish(_ table: RequestViews, in state: inout Current) -> RequestViews {
+        state.views = table
+        publishedViews.store(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()), ordering: .releasing)
+        return table
+    }
+
+    /// Swaps `snapshot` in, with no views made from it yet.
+    private func replace(with snapshot: LiveSnapshot) {
+        current.withLock { state in
+            state = Current(snapshot: snapshot)
+            publishedViews.store(0, ordering: .releasing)
         }
     }
 
@@ -104,10 +138,10 @@ final class LiveCore: Sendable {
             guard let (new, changedKeys) = make(old) else { return nil }
             guard changedKeys.contains(where: { !$0.value.isEmpty }) || new.language != old.language
                     || new.selection != old.selection || new.searchList != old.searchList else {
-                current.withLock { $0 = Current(snapshot: new) }
+                replace(with: new)
                 return nil
             }
-            current.withLock { $0 = Current(snapshot: new) }
+            replace(with: new)
             return LiveBundle.Change(oldLanguage: old.language, newLanguage: new.language, changedKeys: changedKeys)
         }
         if let change { announce(change) }

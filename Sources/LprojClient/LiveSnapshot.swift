@@ -74,7 +74,7 @@ final class LiveSnapshot: Sendable {
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
         let accepted = AcceptLanguage(header)
         return shared(Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, plan: plans,
-                                key: RequestViews.key(acceptLanguage: header), development: development,
+                                key: header, development: development,
                                 developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 

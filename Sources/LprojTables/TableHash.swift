@@ -46,9 +46,17 @@ package enum TableHash {
     /// The hash of a string's UTF-8 bytes.
     @inline(__always)
     package static func hash(_ string: String) -> UInt64 {
-        if let hash = string.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0)) }) { return hash }
+        hash(string, seed: seed)
+    }
+
+    /// The hash of a string's UTF-8 bytes under `seed` (`seed` kept by a
+    /// caller on a hot path: reading this global checks its lazy
+    /// initialization on every call).
+    @inline(__always)
+    package static func hash(_ string: String, seed: UInt64) -> UInt64 {
+        if let hash = string.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0), seed: seed) }) { return hash }
         var string = string
-        return string.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+        return string.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed) }
     }
 
     /// What a `Hashable` type hashed by `hash` returns from

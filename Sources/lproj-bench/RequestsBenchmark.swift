@@ -2,24 +2,29 @@ import CAllocationCounter
 import Foundation
 import LprojClient
 import LprojCommandLine
+import LprojTables
 
 /// `lproj-bench requests`: a service's request — resolve the request's
 /// `Accept-Language` to a view, then 5 lookups in it — beside the same 5
 /// lookups on `bundle.current`, over 1,000 distinct headers, once the
-/// header cache is warm. Counts allocations per request.
+/// header cache is warm. Counts allocations per request. The loops run
+/// one after another in each round, and each ratio is the median of
+/// the rounds' own ratios: this machine's speed moves more between runs
+/// (and within one) than the differences measured.
 enum RequestsBenchmark {
     static func run(_ argv: [String]) {
         let command = "\(program) requests"
         let arguments: Arguments
         do {
-            arguments = try Arguments(argv, flags: ["help", "json"], options: ["headers", "rounds"])
+            arguments = try Arguments(argv, flags: ["help", "json"], options: ["headers", "rounds", "threads"])
         } catch {
             Console.usage(command, error)
         }
         if arguments.has("help") { Console.out(help); return }
         guard let headerCount = Int(arguments.value("headers") ?? "1000"), headerCount > 0,
-              let rounds = Int(arguments.value("rounds") ?? "15"), rounds > 0 else {
-            Console.usage(command, UsageError("--headers and --rounds take positive numbers"))
+              let rounds = Int(arguments.value("rounds") ?? "31"), rounds > 0,
+              let threads = Int(arguments.value("threads") ?? "\(max(2, sysconf(Int32(_SC_NPROCESSORS_ONLN))))"), threads > 0 else {
+            Console.usage(command, UsageError("--headers, --rounds and --threads take positive numbers"))
         }
         var template = Array("/tmp/lproj-requests-XXXXXX".utf8CString)
         let directory = String(cString: mkdtemp(&template)!)
@@ -56,30 +61,44 @@ enum RequestsBenchmark {
         for header in headers { _ = bundle.localization(acceptLanguage: header) }
 
         var best = (requests: Double.infinity, plain: Double.infinity, resolving: Double.infinity, sameViews: Double.infinity)
+        var ratios: (plain: [Double], sameViews: [Double], hashedSameViews: [Double]) = ([], [], [])
         // The views each request gets, for the same lookups without resolving (what the languages cost, apart from the header).
         let views = headers.map { bundle.localization(acceptLanguage: $0) }
         for _ in 0..<rounds {
             best.resolving = min(best.resolving, perRequest(headers.count) { index in
                 bundle.localization(acceptLanguage: headers[index]).searchList.count
             })
-            best.sameViews = min(best.sameViews, perRequest(headers.count) { index in
+            let sameViews = perRequest(headers.count) { index in
                 let view = views[index]
                 var length = 0
                 for key in requestKeys[index] { length &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
                 return length
-            })
-            best.requests = min(best.requests, perRequest(headers.count) { index in
+            }
+            // The floor of any cache keyed by the header's bytes: the same lookups, and the header hashed.
+            let hashedSameViews = perRequest(headers.count) { index in
+                let view = views[index]
+                var length = Int(truncatingIfNeeded: TableHash.hash(headers[index]))
+                for key in requestKeys[index] { length &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
+                return length
+            }
+            let requests = perRequest(headers.count) { index in
                 let view = bundle.localization(acceptLanguage: headers[index])
                 var length = 0
                 for key in requestKeys[index] { length &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
                 return length
-            })
-            best.plain = min(best.plain, perRequest(headers.count) { index in
+            }
+            let plain = perRequest(headers.count) { index in
                 let view = bundle.current
                 var length = 0
                 for key in requestKeys[index] { length &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
                 return length
-            })
+            }
+            best.sameViews = min(best.sameViews, sameViews)
+            best.requests = min(best.requests, requests)
+            best.plain = min(best.plain, plain)
+            ratios.plain.append(requests / plain)
+            ratios.sameViews.append(requests / sameViews)
+            ratios.hashedSameViews.append(hashedSameViews / sameViews)
         }
         var sink = 0
         let before = lproj_allocation_count()
@@ -89,15 +108,30 @@ enum RequestsBenchmark {
         }
         let allocations = Double(lproj_allocation_count() - before) / Double(headers.count)
         withExtendedLifetime(sink) {}
-        let ratio = best.requests / best.plain
+        // Requests on several threads at once, as a service's request threads share one bundle: throughput beside one thread's.
+        let passes = max(1, Int(0.3 / (best.requests * Double(headers.count))))
+        let request: @Sendable (Int) -> Int = { [headers] index in
+            let view = bundle.localization(acceptLanguage: headers[index])
+            var length = 0
+            for key in requestKeys[index] { length &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
+            return length
+        }
+        let alone = requestsPerSecond(threads: 1, passes: passes, count: headers.count, request)
+        let together = requestsPerSecond(threads: threads, passes: passes, count: headers.count, request)
+        let ratio = median(ratios.plain)
         // What resolving the header costs on top of the same lookups in the same views (issue 24: ≤ 1.15×).
-        let resolutionRatio = best.requests / best.sameViews
+        let resolutionRatio = median(ratios.sameViews)
+        let hashingRatio = median(ratios.hashedSameViews)
         let distinct = Set(headers.map { bundle.localization(acceptLanguage: $0).language ?? "" }).count
         struct Result: Encodable { var headers: Int; var languagesChosen: Int; var requestNanoseconds: Double; var plainNanoseconds: Double
-            var ratio: Double; var sameViewsNanoseconds: Double; var resolutionRatio: Double; var allocationsPerRequest: Double }
+            var ratio: Double; var sameViewsNanoseconds: Double; var resolutionRatio: Double; var resolvingNanoseconds: Double
+            var hashingRatio: Double; var allocationsPerRequest: Double; var threads: Int; var requestsPerSecondOneThread: Double
+            var requestsPerSecondThreads: Double; var threadScaling: Double }
         let result = Result(headers: headers.count, languagesChosen: distinct, requestNanoseconds: best.requests * 1e9,
                             plainNanoseconds: best.plain * 1e9, ratio: ratio, sameViewsNanoseconds: best.sameViews * 1e9,
-                            resolutionRatio: resolutionRatio, allocationsPerRequest: allocations)
+                            resolutionRatio: resolutionRatio, resolvingNanoseconds: best.resolving * 1e9, hashingRatio: hashingRatio,
+                            allocationsPerRequest: allocations, threads: threads, requestsPerSecondOneThread: alone,
+                            requestsPerSecondThreads: together, threadScaling: together / alone)
         if arguments.has("json") {
             Console.out((try? CanonicalJSON.text(encoding: result)) ?? "{}")
             return
@@ -105,24 +139,55 @@ enum RequestsBenchmark {
         let met = ratio <= 1.5 && resolutionRatio <= 1.15 && allocations == 0
         Console.out("""
             requests: \(headers.count) distinct Accept-Language headers (\(distinct) localizations chosen), 5 lookups each, \
-            CPU time per request (best of \(rounds) rounds, header cache warm)
+            CPU time per request (best of \(rounds) rounds, header cache warm; ratios: the rounds' median)
               per-request view + 5 lookups: \(Measure.format(best.requests * 1e9, 0)) ns | 5 lookups on bundle.current: \
             \(Measure.format(best.plain * 1e9, 0)) ns | \(Measure.format(ratio, 2))× | \(Measure.format(allocations, 2)) allocations per request
               of which: resolving the header alone \(Measure.format(best.resolving * 1e9, 0)) ns; the 5 lookups in each request's own \
-            view, already resolved, \(Measure.format(best.sameViews * 1e9, 0)) ns (requests \(Measure.format(resolutionRatio, 2))× that)
+            view, already resolved, \(Measure.format(best.sameViews * 1e9, 0)) ns (requests \(Measure.format(resolutionRatio, 2))× that; \
+            the same lookups with the header hashed, the floor of a cache keyed by it: \(Measure.format(hashingRatio, 2))×)
+              \(threads) threads at once: \(Measure.format(together / 1e6, 2)) million requests a second, \
+            \(Measure.format(together / alone, 2))× one thread's \(Measure.format(alone / 1e6, 2)) million (wall time)
               goal: ≤ 1.5× the plain lookups, ≤ 1.15× the same lookups already resolved, no allocation per request on a \
             cached header — \(met ? "met" : "NOT met")
             """)
     }
 
-    /// CPU seconds per request over every header (at least 0.2 s).
+    /// CPU seconds per request over every header (at least 0.1 s).
     private static func perRequest(_ count: Int, _ body: (Int) -> Int) -> Double {
         var sink = 0
-        let seconds = Measure.secondsPerCall(minimum: 0.2) {
+        let seconds = Measure.secondsPerCall(minimum: 0.1) {
             for index in 0..<count { sink &+= body(index) }
             return sink
         }
         return seconds / Double(count)
+    }
+
+    /// Requests a second (wall time) of `threads` threads each making
+    /// `passes` passes over every header, started together.
+    private static func requestsPerSecond(threads: Int, passes: Int, count: Int, _ request: @escaping @Sendable (Int) -> Int) -> Double {
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for thread in 0..<threads {
+            done.enter()
+            Thread.detachNewThread {
+                start.wait()
+                var sink = 0
+                for _ in 0..<passes {
+                    // Each thread starts at another header: they do not ask for the same view at the same moment.
+                    for step in 0..<count { sink &+= request((step + thread * 97) % count) }
+                }
+                withExtendedLifetime(sink) {}
+                done.leave()
+            }
+        }
+        let began = Measure.now()
+        for _ in 0..<threads { start.signal() }
+        done.wait()
+        return Double(threads * passes * count) / (Measure.now() - began)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        values.sorted()[values.count / 2]
     }
 
     /// The headers made from a seed: the same run every time.
@@ -139,14 +204,20 @@ enum RequestsBenchmark {
     }
 
     static let help = """
-        Usage: lproj-bench requests [--headers N] [--rounds N] [--json]
+        Usage: lproj-bench requests [--headers N] [--rounds N] [--threads N] [--json]
 
         Generates a bundle of 20 localizations of 2,000 keys and N distinct
         Accept-Language headers (default 1,000). Times a request — the header
         resolved to a view (bundle.localization(acceptLanguage:)), then 5
-        lookups in it — beside the same 5 lookups on bundle.current, and beside
+        lookups in it — beside the same 5 lookups on bundle.current, beside
         the same 5 lookups in the same views resolved before timing (what
-        resolving costs apart from the languages), with the header cache warm;
-        counts heap allocations per request.
+        resolving costs apart from the languages), and beside those with the
+        header hashed (the floor of any cache keyed by the header's bytes),
+        with the header cache warm; counts heap allocations per request.
+        Each of --rounds rounds (default 31) runs the loops one after another
+        for at least 0.1 s of CPU each; times are the best round's, ratios
+        the median of the rounds' own. Then --threads threads (default: the
+        processors online, at least 2) make requests at once: requests a
+        second in wall time, beside one thread doing the same.
         """
 }

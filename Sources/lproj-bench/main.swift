@@ -22,7 +22,7 @@ let help = """
       lookup [--keys N] [--json]
             ns per lookup: LiveBundle (over parsed files, and over lprojd's images) beside
             Foundation.Bundle and a bare dictionary
-      requests [--headers N] [--json]
+      requests [--headers N] [--rounds N] [--threads N] [--json]
             a request's Accept-Language resolved to a view + 5 lookups, beside 5 lookups on bundle.current
             and beside the same 5 lookups in the same views already resolved
       crawl [--bundles N] [--json]

@@ -88,4 +88,29 @@ static inline void lproj_prefetch_for_write(const void *address) {
     __builtin_prefetch(address, 1, 3);
 }
 
+/// This thread's request-view tables (LprojClient's ThreadRequestViews), or
+/// NULL: a thread-local word read without a call (initial-exec: the client
+/// library is linked into the program, not opened later with dlopen).
+extern __thread void *lproj_thread_request_views __attribute__((tls_model("initial-exec")));
+
+static inline void *lproj_thread_request_views_get(void) {
+    return lproj_thread_request_views;
+}
+
+static inline void lproj_thread_request_views_set(void *tables) {
+    lproj_thread_request_views = tables;
+}
+
+/// A 64-bit word read with acquire order: what was written before the
+/// matching release store is seen after it (a table read without a lock
+/// while one writer fills it).
+static inline uint64_t lproj_load_acquire(const uint64_t *address) {
+    return __atomic_load_n(address, __ATOMIC_ACQUIRE);
+}
+
+/// A 64-bit word written with release order (see lproj_load_acquire).
+static inline void lproj_store_release(uint64_t *address, uint64_t value) {
+    __atomic_store_n(address, value, __ATOMIC_RELEASE);
+}
+
 #endif
