@@ -193,4 +193,4 @@ long lproj_receive_with_descriptors(int socket, void *bytes, size_t size, int *f
     return count;
 }
 
-__thread void *lproj_thread_request_views;
+__thread void *lproj_thread_holds;

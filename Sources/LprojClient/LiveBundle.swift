@@ -143,7 +143,7 @@ public final class LiveBundle: Sendable {
 
     /// The active view: the tables as they are now, through the active
     /// language's chain. Build a screen or a message from one view.
-    public var current: Localization { core.snapshot.active }
+    public var current: Localization { core.active }
 
     /// A view for one request: its `Accept-Language` header (RFC 9110:
     /// weights, `q=0` refusals, `*`, any case, ties in header order, junk
@@ -153,7 +153,8 @@ public final class LiveBundle: Sendable {
     /// cached header costs a lookup without a lock and allocates nothing.
     /// Each thread keeps a reference to the cache it read last: after a
     /// save, the views it held are released at its next request here, or
-    /// when it ends.
+    /// when it ends (the same holds for `current` and lookups through the
+    /// bundle, with the state they read).
     public func localization(acceptLanguage header: String) -> Localization {
         core.view(acceptLanguage: header)
     }

@@ -12,16 +12,18 @@ final class LiveCore: Sendable {
     /// The snapshot, and the table of views made from it by the header or
     /// the preferences they were asked with (none until the first). Views
     /// are added under the lock; a request reads the table without it
-    /// (`ThreadRequestViews`) while it is the one `publishedViews` names.
+    /// (`ThreadHolds`) while it is the one `publishedViews` names.
     private struct Current {
         var snapshot: LiveSnapshot
         var views: RequestViews?
     }
 
     private let current: Mutex<Current>
-    /// The address of `current`'s views table, 0 while it has none: written
-    /// under the lock, read without it. A thread compares the table it holds
-    /// with it — the held reference keeps that address from being reused.
+    /// The addresses of `current`'s snapshot and views table (0 while it
+    /// has none): written under the lock, read without it. A thread compares
+    /// what it holds (`ThreadHolds`) with them — the held reference keeps
+    /// that address from being reused.
+    private let publishedSnapshot: Atomic<UInt>
     private let publishedViews = Atomic<UInt>(0)
     /// `TableHash.seed`, kept here: a request reads it without the global's lazy-initialization check.
     private let hashSeed = TableHash.seed
@@ -39,6 +41,7 @@ final class LiveCore: Sendable {
 
     init(snapshot: LiveSnapshot, source: TableSource, choice: LanguageChoice, environment: [String: String]) {
         current = Mutex(Current(snapshot: snapshot))
+        publishedSnapshot = Atomic(Self.address(of: snapshot))
         self.source = Mutex(source)
         self.choice = choice
         self.environment = environment
@@ -73,6 +76,24 @@ final class LiveCore: Sendable {
     /// The snapshot to read: a reference taken under the lock, read without it.
     var snapshot: LiveSnapshot { current.withLock { $0.snapshot } }
 
+    /// The active view, as `snapshot.active`, without the lock while this
+    /// thread holds the current snapshot.
+    var active: LiveBundle.Localization { withCurrentSnapshot { $0.active } }
+
+    /// `body` on the current snapshot: the one this thread holds while it is
+    /// still the one published (no lock, no reference count), else the one
+    /// read under the lock, held from then on.
+    @inline(__always)
+    private func withCurrentSnapshot<Result>(_ body: (LiveSnapshot) -> Result) -> Result {
+        let core = Unmanaged.passUnretained(self).toOpaque()
+        if let held = ThreadHolds.snapshot(for: core), UInt(bitPattern: held.toOpaque()) == publishedSnapshot.load(ordering: .acquiring) {
+            return held._withUnsafeGuaranteedRef(body)
+        }
+        let snapshot = self.snapshot
+        ThreadHolds.hold(snapshot, for: core)
+        return body(snapshot)
+    }
+
     /// The view for an `Accept-Language` header, made once per header while the snapshot lasts.
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
         // Nothing captured: a captured header is copied, a retain and a release a request.
@@ -91,7 +112,7 @@ final class LiveCore: Sendable {
         let hash = RequestViews.hash(key, seed: hashSeed)
         let core = Unmanaged.passUnretained(self).toOpaque()
         // The table this thread read last, while it is still the current one: no lock.
-        if let held = ThreadRequestViews.held(for: core),
+        if let held = ThreadHolds.views(for: core),
            UInt(bitPattern: held.toOpaque()) == publishedViews.load(ordering: .acquiring),
            let cached = held._withUnsafeGuaranteedRef({ $0.view(for: key, hash: hash) }) {
             return cached
@@ -99,7 +120,7 @@ final class LiveCore: Sendable {
         let (snapshot, table) = current.withLock { state in
             (state.snapshot, state.views ?? publish(RequestViews(limit: LiveSnapshot.viewLimit), in: &state))
         }
-        ThreadRequestViews.hold(table, for: core)
+        ThreadHolds.hold(table, for: core)
         if let cached = table.view(for: key, hash: hash) { return cached }
         let made = make(snapshot, key)
         return current.withLock { state in
@@ -115,14 +136,19 @@ final class LiveCore: Sendable {
     /// Makes `table` the current views table (the lock held).
     private func publish(_ table: RequestViews, in state: inout Current) -> RequestViews {
         state.views = table
-        publishedViews.store(UInt(bitPattern: Unmanaged.passUnretained(table).toOpaque()), ordering: .releasing)
+        publishedViews.store(Self.address(of: table), ordering: .releasing)
         return table
+    }
+
+    private static func address(of object: AnyObject) -> UInt {
+        UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
     }
 
     /// Swaps `snapshot` in, with no views made from it yet.
     private func replace(with snapshot: LiveSnapshot) {
         current.withLock { state in
             state = Current(snapshot: snapshot)
+            publishedSnapshot.store(Self.address(of: snapshot), ordering: .releasing)
             publishedViews.store(0, ordering: .releasing)
         }
     }
@@ -208,9 +234,10 @@ final class LiveCore: Sendable {
     @inline(__always)
     func localizedString(forKey key: String, value: String?, table: String?) -> String {
         // The active view's rule (`Localization.localizedString`), its hit inlined here: the hot path of every app.
-        let snapshot = self.snapshot
-        if let entry = snapshot.entry(forKey: key, table: LiveBundle.Localization.tableName(table)), let text = entry.text { return text }
-        return snapshot.active.localizedString(forKey: key, value: value, table: table)
+        withCurrentSnapshot { snapshot in
+            if let entry = snapshot.entry(forKey: key, table: LiveBundle.Localization.tableName(table)), let text = entry.text { return text }
+            return snapshot.active.localizedString(forKey: key, value: value, table: table)
+        }
     }
 
     func foundationBundle(path: String) -> Bundle {

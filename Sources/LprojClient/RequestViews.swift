@@ -15,10 +15,10 @@ import LprojTables
 /// an array of their own (8 a cache line: a probe passes other keys' slots
 /// there), and a slot is one cache line holding its view and a key of up to
 /// 48 bytes (most headers): a cached header costs a line of hashes, its
-/// slot's line and the view's. When a view does
-/// not fit (`keep` returns nil) the core makes a table twice the size with
-/// the same views (`grown()`), or past `limit` views an empty one: a
-/// hostile header cannot grow memory.
+/// slot's line and the view's. When a view does not fit (`keep` returns
+/// nil) the core makes a table twice the size with the same views
+/// (`grown()`), or past `limit` views an empty one: a hostile header cannot
+/// grow memory.
 final class RequestViews: @unchecked Sendable {
     /// A slot's layout: the view (retained), the key's length, then the
     /// key's bytes when they fit, else a pointer to them.
@@ -30,7 +30,7 @@ final class RequestViews: @unchecked Sendable {
         static let inlineKey = size - key
     }
 
-    /// Each slot's hash (`hash(_:)` sets its low bit); 0 is an empty slot.
+    /// Each slot's hash (`hash(_:seed:)` sets its low bit); 0 is an empty slot.
     private let hashes: UnsafeMutablePointer<UInt64>
     /// `capacity` slots of `Layout.size` bytes, one cache line each; written where the hash is not 0.
     private let slots: UnsafeMutableRawPointer

@@ -1,6 +1,7 @@
 // Linux calls the Glibc module does not bring into Swift (they need
 // _GNU_SOURCE, or use a packed struct): epoll, signalfd, accept4,
-// SO_PEERCRED, timerfd. Small wrappers with plain types.
+// SO_PEERCRED, timerfd. Small wrappers with plain types. And what Swift
+// has no words for: a prefetch, atomics on plain memory, a thread-local word.
 #ifndef LPROJ_LINUX_H
 #define LPROJ_LINUX_H
 
@@ -88,17 +89,18 @@ static inline void lproj_prefetch_for_write(const void *address) {
     __builtin_prefetch(address, 1, 3);
 }
 
-/// This thread's request-view tables (LprojClient's ThreadRequestViews), or
-/// NULL: a thread-local word read without a call (initial-exec: the client
-/// library is linked into the program, not opened later with dlopen).
-extern __thread void *lproj_thread_request_views __attribute__((tls_model("initial-exec")));
+/// What this thread holds of each bundle (LprojClient's ThreadHolds), or
+/// NULL: a thread-local word read without a call (initial-exec: for a
+/// library linked into the program; glibc keeps room for a few such words
+/// in libraries opened later).
+extern __thread void *lproj_thread_holds __attribute__((tls_model("initial-exec")));
 
-static inline void *lproj_thread_request_views_get(void) {
-    return lproj_thread_request_views;
+static inline void *lproj_thread_holds_get(void) {
+    return lproj_thread_holds;
 }
 
-static inline void lproj_thread_request_views_set(void *tables) {
-    lproj_thread_request_views = tables;
+static inline void lproj_thread_holds_set(void *holds) {
+    lproj_thread_holds = holds;
 }
 
 /// A 64-bit word read with acquire order: what was written before the
