@@ -6,8 +6,8 @@ import Synchronization
 
 /// The state behind a `LiveBundle`, shared with its connection thread: the
 /// current snapshot (swapped whole, under a lock held only to swap or to
-/// take a reference) with the views made from it for requests, the
-/// observers, the misses.
+/// take a reference; read without it by threads holding it, `ThreadHolds`)
+/// with the views made from it for requests, the observers, the misses.
 final class LiveCore: Sendable {
     /// The snapshot, and the table of views made from it by the header or
     /// the preferences they were asked with (none until the first). Views
@@ -82,7 +82,9 @@ final class LiveCore: Sendable {
 
     /// `body` on the current snapshot: the one this thread holds while it is
     /// still the one published (no lock, no reference count), else the one
-    /// read under the lock, held from then on.
+    /// read under the lock, held from then on. `body` must not read this
+    /// bundle again on this thread: that could replace the hold, the only
+    /// reference it is given.
     @inline(__always)
     private func withCurrentSnapshot<Result>(_ body: (LiveSnapshot) -> Result) -> Result {
         let core = Unmanaged.passUnretained(self).toOpaque()
