@@ -94,6 +94,7 @@ final class RequestViews: @unchecked Sendable {
             if stored == 0 { return nil }
             let slot = slots + index * Layout.size
             if stored == hash {
+                // Compared here, not through `PathBytes.equal`: its call showed in a request's profile.
                 let kept = Self.key(of: slot)
                 if kept.count == key.count, key.isEmpty || memcmp(kept.baseAddress!, key.baseAddress!, key.count) == 0 {
                     return Unmanaged<LiveBundle.Localization>.fromOpaque(slot.load(fromByteOffset: Layout.view, as: UnsafeRawPointer.self))
