@@ -94,11 +94,12 @@ FUZZ_ASAN := ASAN_OPTIONS=malloc_context_size=0:quarantine_size_mb=16
 FUZZ_LSAN := LSAN_OPTIONS=suppressions=Fuzz/lsan.supp
 fuzz: deps
 	mkdir -p .build/fuzz fuzz-artifacts
-	@# LprojTables imports the CLinux shim: its header as a module, its C file compiled beside.
-	printf 'module CLinux {\n  header "%s/Sources/CLinux/include/lproj_linux.h"\n  export *\n}\n' "$(CURDIR)" > .build/fuzz/module.modulemap
+	@# LprojTables imports the CLinux and CByteScan shims: their headers as modules, their C files compiled beside.
+	printf 'module CLinux {\n  header "%s/Sources/CLinux/include/lproj_linux.h"\n  export *\n}\nmodule CByteScan {\n  header "%s/Sources/CByteScan/include/lproj_byte_scan.h"\n  export *\n}\n' "$(CURDIR)" "$(CURDIR)" > .build/fuzz/module.modulemap
 	$(dir $(SWIFT))clang -O1 -g -fsanitize=fuzzer-no-link,address -c Sources/CLinux/lproj_linux.c -I Sources/CLinux/include -o .build/fuzz/lproj_linux.o
+	$(dir $(SWIFT))clang -O1 -g -fsanitize=fuzzer-no-link,address -c Sources/CByteScan/lproj_byte_scan.c -I Sources/CByteScan/include -o .build/fuzz/lproj_byte_scan.o
 	$(SWIFTC) -O -g -sanitize=fuzzer,address -parse-as-library -module-name LprojTablesFuzz -package-name lprojd \
-	  -Xcc -fmodule-map-file=.build/fuzz/module.modulemap .build/fuzz/lproj_linux.o \
+	  -Xcc -fmodule-map-file=.build/fuzz/module.modulemap .build/fuzz/lproj_linux.o .build/fuzz/lproj_byte_scan.o \
 	  Sources/LprojTables/*.swift Fuzz/FuzzTables.swift -o .build/fuzz/fuzz-tables 2>&1 \
 	  | { grep -v 'Cannot export local symbol' || true; }
 	test -x .build/fuzz/fuzz-tables

@@ -22,7 +22,9 @@ let package = Package(
     ],
     targets: [
         // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
-        .target(name: "LprojTables", dependencies: ["CLinux"]),
+        .target(name: "LprojTables", dependencies: ["CLinux", "CByteScan"]),
+        // The .strings parser's scan with AVX2 where the processor has it (Swift's vectors are SSE2's).
+        .target(name: "CByteScan"),
         // ICU behind a C surface: likely subtags, parent locales, plural rules.
         .target(
             name: "CICUShim",
@@ -66,7 +68,7 @@ let package = Package(
                                                               "LprojStudio", "CAllocationCounter", "CLinux"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
-        .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables", "LprojTestSupport", "CLinux"]),
+        .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables", "LprojTestSupport", "CLinux", "CByteScan"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch", "LprojTables"]),

@@ -33,11 +33,15 @@ struct StringsTextParser: ~Copyable {
     private let validatesUTF8: Bool
     private let byteBase: Int
     private var invalidUTF8Reported = 0
+    /// Whether strings are copied 32 bytes a step where the processor can
+    /// (`ByteScan`; false for tests of the 16-byte steps).
+    private let wideScan: Bool
 
-    init(bytes: UnsafeBufferPointer<UInt8>, validatesUTF8: Bool = true, byteBase: Int = 0) {
+    init(bytes: UnsafeBufferPointer<UInt8>, validatesUTF8: Bool = true, byteBase: Int = 0, wideScan: Bool = true) {
         self.bytes = bytes
         self.validatesUTF8 = validatesUTF8
         self.byteBase = byteBase
+        self.wideScan = wideScan
         builder = TableBuilder(expectedCount: bytes.count / 64, expectedTextBytes: bytes.count)
     }
 
@@ -202,11 +206,19 @@ struct StringsTextParser: ~Copyable {
 
     // MARK: - Strings
 
-    /// `parseString`, with the common case inline: a string in double quotes.
+    /// `parseString`, with the common case inline: a string in double
+    /// quotes, copied whole in one scan.
     @inline(__always)
     private mutating func parseStringQuickly(role: String) -> Bool {
         guard bytes[index] == .doubleQuote else { return parseString(role: role) }
         index += 1
+        if wideScan, let (quote, written) = ByteScan.copyWholeQuotedText(.doubleQuote, from: bytes, at: index,
+                                                                         to: builder.text.room(for: bytes.count - index),
+                                                                         validating: validatesUTF8) {
+            builder.text.commit(written)
+            index = quote + 1
+            return true
+        }
         return parseQuoted(quote: .doubleQuote, openedAt: index - 1)
     }
 
@@ -259,23 +271,24 @@ struct StringsTextParser: ~Copyable {
     /// text as it is read (escapes written as what they stand for).
     private mutating func parseQuoted(quote: UInt8, openedAt open: Int) -> Bool {
         let start = index
-        let written = builder.text.count
+        let textStart = builder.text.count
         let count = bytes.count
         // Escapes write valid UTF-8 of their own: only the text copied needs checking, and the copy checks it as it goes.
         var doubtful = false
         while true {
             // The text of a string is never longer than its source (each escape is longer than what it writes).
             let destination = builder.text.room(for: count - index)
-            let (found, runDoubtful) = ByteScan.copyToQuoteOrBackslash(quote, from: bytes, at: index, to: destination, validating: validatesUTF8)
+            let (found, copied, runDoubtful) = ByteScan.copyQuotedText(quote, from: bytes, at: index, to: destination,
+                                                                       validating: validatesUTF8, wide: wideScan)
             doubtful = doubtful || runDoubtful
+            builder.text.commit(copied)
             guard let stop = found else { break }
-            builder.text.commit(stop - index)
             index = stop + 1
             if bytes[stop] == quote {
-                if doubtful, builder.text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: written) }) != nil {
+                if doubtful, builder.text.withUnsafeBufferPointer({ UTF8Validation.firstInvalidOffset(in: $0, from: textStart) }) != nil {
                     reportInvalidUTF8(in: start..<stop)
-                    let repaired = Array(pendingText(written..<builder.text.count).utf8)
-                    builder.text.replace(from: written, with: repaired)
+                    let repaired = Array(pendingText(textStart..<builder.text.count).utf8)
+                    builder.text.replace(from: textStart, with: repaired)
                 }
                 return true
             }

@@ -37,7 +37,7 @@ final class UTF8ValidationTests: XCTestCase {
         }
     }
 
-    /// A quoted string is checked as it is copied, sixteen bytes a step:
+    /// A quoted string is checked as it is copied, a vector a step:
     /// its value and whether it is reported as invalid UTF-8 are those of
     /// its text read whole, wherever the steps cut it — after a quote, an
     /// escape, near the start or the end of the file.
@@ -96,15 +96,18 @@ final class UTF8ValidationTests: XCTestCase {
             }
             let end = text.count
             text += Array("\";\n\"another key\" = \"and its value\";\n".utf8)
-            var destination = [UInt8](repeating: 0, count: text.count + TextBuffer.slack)
-            let (stop, doubtful) = text.withUnsafeBufferPointer { source in
-                destination.withUnsafeMutableBufferPointer {
-                    ByteScan.copyToQuoteOrBackslash(UInt8(ascii: "\""), from: source, at: start, to: $0.baseAddress!, validating: true)
+            for wide in [true, false] {
+                var destination = [UInt8](repeating: 0, count: text.count + TextBuffer.slack)
+                let (stop, written, doubtful) = text.withUnsafeBufferPointer { source in
+                    destination.withUnsafeMutableBufferPointer {
+                        ByteScan.copyQuotedText(UInt8(ascii: "\""), from: source, at: start, to: $0.baseAddress!, validating: true, wide: wide)
+                    }
                 }
+                XCTAssertEqual(stop, end, "round \(round)")
+                XCTAssertEqual(written, end - start, "round \(round)")
+                XCTAssertEqual(Array(destination[0..<end - start]), Array(text[start..<end]), "round \(round)")
+                XCTAssertFalse(doubtful, "round \(round), wide \(wide): \(text[start..<end].map { String($0, radix: 16) })")
             }
-            XCTAssertEqual(stop, end, "round \(round)")
-            XCTAssertEqual(Array(destination[0..<end - start]), Array(text[start..<end]), "round \(round)")
-            XCTAssertFalse(doubtful, "round \(round): \(text[start..<end].map { String($0, radix: 16) })")
         }
     }
 

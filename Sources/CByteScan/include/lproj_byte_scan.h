@@ -1,0 +1,50 @@
+// A .strings parser's inner loop, 32 bytes a step with AVX2 where the
+// processor has it: Swift's SIMD types compile for the x86-64 baseline
+// (SSE2: 16 bytes, no byte shuffle), and the UTF-8 check below is three
+// table lookups a step with a byte shuffle.
+#ifndef LPROJ_BYTE_SCAN_H
+#define LPROJ_BYTE_SCAN_H
+
+#include <stdint.h>
+
+/// How a scan ended.
+enum {
+    /// Fewer than 32 bytes were left (or the processor has no AVX2): the
+    /// caller goes on from `offset`.
+    LPROJ_SCAN_NOT_STOPPED = 0,
+    /// At the closing quote, at `offset`.
+    LPROJ_SCAN_QUOTE = 1,
+    /// At a backslash whose escape the caller writes (an octal or \U
+    /// escape, \u or \x, an escaped byte >= 0x80, or one at the end).
+    LPROJ_SCAN_ESCAPE = 2,
+};
+
+/// Where a scan ended.
+typedef struct {
+    /// The source offset where it ended (see `stop`).
+    long offset;
+    /// Bytes written to the destination.
+    long written;
+    int stop;
+    /// Whether the text copied may not be valid UTF-8 (`doubtful` passed
+    /// in, or a step found a sequence that is not, up to and including
+    /// where it stopped).
+    int doubtful;
+} lproj_scan_result;
+
+/// Copies a quoted string's text from source[start...] to destination[0...]
+/// in steps of 32 bytes, writing the escapes that stand for one ASCII byte
+/// (\n, \t, \", \\ and the like) as it goes, until the closing `quote`,
+/// an escape it leaves to the caller, or fewer than 32 bytes left. Each
+/// step is stored whole (up to 31 bytes past what it writes). With
+/// `validating` and not yet `doubtful`, a step holding a byte >= 0x80 (or
+/// following one) is checked as UTF-8 against the three source bytes
+/// before it, which must be readable (start >= 3).
+/// Without AVX2, returns at once: not stopped, at `start`.
+lproj_scan_result lproj_scan_copy(const uint8_t *source, long start, long count, uint8_t *destination,
+                                  uint8_t quote, int validating, int doubtful);
+
+/// Whether lproj_scan_copy runs (the processor has AVX2).
+int lproj_scan_is_vectorized(void);
+
+#endif
