@@ -59,11 +59,15 @@ struct FileRecords: Sequence {
 
     /// A path's directory and name (a path without a slash is a name in "").
     private func split(_ path: ExactName) -> (directory: ExactName, name: ExactName) {
-        let bytes = path.string.utf8
-        guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path.string) else { return (ExactName(""), path) }
-        let name = ExactName(String(Substring(bytes.dropFirst(slash + 1))))
-        if recent.string.utf8.count == slash, bytes.starts(with: recent.string.utf8) { return (recent, name) }
-        return (ExactName(String(Substring(bytes.prefix(slash)))), name)
+        var string = path.string
+        // On the bytes: a `String.UTF8View` compared generically was a byte at a time.
+        return string.withUTF8 { bytes in
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return (ExactName(""), path) }
+            let directory = UnsafeBufferPointer(rebasing: bytes[..<slash])
+            let name = ExactName(String(decoding: UnsafeBufferPointer(rebasing: bytes[(slash + 1)...]), as: UTF8.self))
+            if PathBytes.equal(recent.string, directory) { return (recent, name) }
+            return (ExactName(String(decoding: directory, as: UTF8.self)), name)
+        }
     }
 
     private static func modify<Value, Result>(_ value: inout Value, _ body: (inout Value) -> Result) -> Result {

@@ -147,7 +147,12 @@ struct StringsTextParser: ~Copyable {
             let valueEnd = index
             let keyString = layout != nil ? pendingText(key) : ""
             insert(key: key, value: valueText..<builder.text.count, at: keyStart)
-            expectSemicolon(valueStart: valueStart, valueEnd: valueEnd)
+            // The common case inline: the ';' right after the value.
+            if index < bytes.count, bytes[index] == .semicolon {
+                index += 1
+            } else {
+                expectSemicolon(valueStart: valueStart, valueEnd: valueEnd)
+            }
             if layout != nil { layout!.entries.append(.init(key: keyString, keyRange: keyStart..<keyEnd, valueRange: valueStart..<valueEnd, end: index)) }
         }
     }

@@ -44,10 +44,13 @@ enum CrawlBenchmark {
                   plain read of every file:  \(Measure.format(plain * 1000, 0)) ms
                   lprojd start → ready:      \(Measure.format(ready * 1000, 0)) ms (\(Measure.format(ready / plain, 2))× the plain read)
                   lprojd resident memory:    \(Measure.format(Double(resident) / 1e6)) MB (\(Measure.format(Double(resident) / Double(totalBytes), 2))× the files)
-                  goals: ready ≤ 2× the plain read — \(ready <= 2 * plain ? "met" : "NOT met"); memory ≤ 2× the files — \(Double(resident) <= 2 * Double(totalBytes) ? "met" : "NOT met")
+                  goals: ready ≤ 2× the plain read — \(met(ready <= 2 * plain)), ≤ 1.3× (issue 24) — \(met(ready <= 1.3 * plain)); \
+                memory ≤ 2× the files — \(met(Double(resident) <= 2 * Double(totalBytes))), ≤ 1.5× (issue 24) — \(met(Double(resident) <= 1.5 * Double(totalBytes)))
                 """)
         }
     }
+
+    private static func met(_ goal: Bool) -> String { goal ? "met" : "NOT met" }
 
     /// `--bundles N --rounds N --json --help`, as the benchmarks on the crawl's
     /// tree take them; nil when help was printed.
