@@ -3,14 +3,14 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-static int has_avx2;
+int lproj_scan_avx2;
 
 /// What an escaped ASCII byte stands for; 0xFF where the caller writes it.
 static uint8_t escaped_byte[128];
 
 __attribute__((constructor)) static void set_up(void) {
     __builtin_cpu_init();
-    has_avx2 = __builtin_cpu_supports("avx2");
+    lproj_scan_avx2 = __builtin_cpu_supports("avx2");
     // Any other byte stands for itself (CoreFoundation drops the backslash).
     for (int byte = 0; byte < 128; byte++) escaped_byte[byte] = (uint8_t)byte;
     const char *left = "01234567Uux";
@@ -22,10 +22,6 @@ __attribute__((constructor)) static void set_up(void) {
     escaped_byte['r'] = 0x0D;
     escaped_byte['t'] = 0x09;
     escaped_byte['v'] = 0x0B;
-}
-
-int lproj_scan_is_vectorized(void) {
-    return has_avx2;
 }
 
 // The UTF-8 check is Keiser and Lemire's ("Validating UTF-8 in less than one
@@ -105,7 +101,6 @@ static inline uint32_t invalid_lanes(__m256i block, __m256i back1, __m256i back2
 __attribute__((target("avx2")))
 lproj_scan_result lproj_scan_copy(const uint8_t *source, long start, long count, uint8_t *destination,
                                   uint8_t quote, int validating, int doubtful) {
-    if (!has_avx2) return (lproj_scan_result){start, 0, LPROJ_SCAN_NOT_STOPPED, doubtful};
     const __m256i quotes = _mm256_set1_epi8((char)quote), backslashes = _mm256_set1_epi8('\\');
     long position = start, written = 0;
     while (position + 32 <= count) {
@@ -142,9 +137,7 @@ lproj_scan_result lproj_scan_copy(const uint8_t *source, long start, long count,
 
 #else
 
-int lproj_scan_is_vectorized(void) {
-    return 0;
-}
+int lproj_scan_avx2 = 0;
 
 lproj_scan_result lproj_scan_copy(const uint8_t *source, long start, long count, uint8_t *destination,
                                   uint8_t quote, int validating, int doubtful) {

@@ -35,7 +35,7 @@ enum ByteScan {
         // The check reads the three bytes before each step.
         var doubtful = validating && start < 3
         var position = start, out = destination
-        if wide, count - start >= 32 {
+        if wide, count - start >= 32, lproj_scan_is_vectorized() != 0 {
             let scan = lproj_scan_copy(base, start, count, destination, quote, validating ? 1 : 0, doubtful ? 1 : 0)
             if scan.stop != Int32(LPROJ_SCAN_NOT_STOPPED) { return (scan.offset, scan.written, scan.doubtful != 0) }
             position = scan.offset
@@ -55,7 +55,7 @@ enum ByteScan {
     @inline(__always)
     static func copyWholeQuotedText(_ quote: UInt8, from source: UnsafeBufferPointer<UInt8>, at start: Int,
                                     to destination: UnsafeMutablePointer<UInt8>, validating: Bool) -> (quote: Int, written: Int)? {
-        guard source.count - start >= 32, start >= 3, let base = source.baseAddress else { return nil }
+        guard source.count - start >= 32, start >= 3, lproj_scan_is_vectorized() != 0, let base = source.baseAddress else { return nil }
         let scan = lproj_scan_copy(base, start, source.count, destination, quote, validating ? 1 : 0, 0)
         guard scan.stop == Int32(LPROJ_SCAN_QUOTE), scan.doubtful == 0 else { return nil }
         return (scan.offset, scan.written)

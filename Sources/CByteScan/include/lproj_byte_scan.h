@@ -40,11 +40,19 @@ typedef struct {
 /// `validating` and not yet `doubtful`, a step holding a byte >= 0x80 (or
 /// following one) is checked as UTF-8 against the three source bytes
 /// before it, which must be readable (start >= 3).
-/// Without AVX2, returns at once: not stopped, at `start`.
+/// Only where `lproj_scan_is_vectorized()`: its instructions are AVX2's.
 lproj_scan_result lproj_scan_copy(const uint8_t *source, long start, long count, uint8_t *destination,
                                   uint8_t quote, int validating, int doubtful);
 
-/// Whether lproj_scan_copy runs (the processor has AVX2).
-int lproj_scan_is_vectorized(void);
+/// Whether the processor has AVX2; set before `main` runs.
+extern int lproj_scan_avx2;
+
+/// Whether lproj_scan_copy may be called (the processor has AVX2): a load,
+/// not a call, so that the choice costs a string nothing. (The check is
+/// not inside lproj_scan_copy: the compiler may place AVX2 instructions of
+/// a function built for AVX2 before any of its branches.)
+static inline int lproj_scan_is_vectorized(void) {
+    return lproj_scan_avx2;
+}
 
 #endif
