@@ -5,23 +5,9 @@
 
 int lproj_scan_avx2;
 
-/// What an escaped ASCII byte stands for; 0xFF where the caller writes it.
-static uint8_t escaped_byte[128];
-
 __attribute__((constructor)) static void set_up(void) {
     __builtin_cpu_init();
     lproj_scan_avx2 = __builtin_cpu_supports("avx2");
-    // Any other byte stands for itself (CoreFoundation drops the backslash).
-    for (int byte = 0; byte < 128; byte++) escaped_byte[byte] = (uint8_t)byte;
-    const char *left = "01234567Uux";
-    for (const char *byte = left; *byte; byte++) escaped_byte[(unsigned char)*byte] = 0xFF;
-    escaped_byte['a'] = 0x07;
-    escaped_byte['b'] = 0x08;
-    escaped_byte['f'] = 0x0C;
-    escaped_byte['n'] = 0x0A;
-    escaped_byte['r'] = 0x0D;
-    escaped_byte['t'] = 0x09;
-    escaped_byte['v'] = 0x0B;
 }
 
 // The UTF-8 check is Keiser and Lemire's ("Validating UTF-8 in less than one
@@ -126,8 +112,7 @@ lproj_scan_result lproj_scan_copy(const uint8_t *source, long start, long count,
         long stop = position + __builtin_ctz(stops);
         written += stop - position;
         if (source[stop] == quote) return (lproj_scan_result){stop, written, LPROJ_SCAN_QUOTE, doubtful};
-        uint8_t escaped = stop + 1 < count ? source[stop + 1] : 0x80;
-        uint8_t byte = escaped < 0x80 ? escaped_byte[escaped] : 0xFF;
+        uint8_t byte = stop + 1 < count ? lproj_escaped_byte(source[stop + 1]) : 0xFF;
         if (byte == 0xFF) return (lproj_scan_result){stop, written, LPROJ_SCAN_ESCAPE, doubtful};
         destination[written++] = byte;
         position = stop + 2;

@@ -1,3 +1,4 @@
+import CByteScan
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -340,13 +341,6 @@ struct StringsTextParser: ~Copyable {
             } else {
                 builder.text.append(scalar: unit)
             }
-        case UInt8(ascii: "a"): builder.text.append(0x07)
-        case UInt8(ascii: "b"): builder.text.append(0x08)
-        case UInt8(ascii: "f"): builder.text.append(0x0C)
-        case UInt8(ascii: "n"): builder.text.append(0x0A)
-        case UInt8(ascii: "r"): builder.text.append(0x0D)
-        case UInt8(ascii: "t"): builder.text.append(0x09)
-        case UInt8(ascii: "v"): builder.text.append(0x0B)
         case UInt8(ascii: "u"), UInt8(ascii: "x"):
             // Kept as the letter, as CoreFoundation does; warn when it looks
             // like a Unicode or hex escape from another language.
@@ -359,10 +353,13 @@ struct StringsTextParser: ~Copyable {
                 report(.warning, at: escapeStart, "'\(sequence)' is not an escape in .strings: the value gets '\(sequence.dropFirst())'",
                        hint: "write \\U\(String(repeating: "0", count: 4 - hex.count))\(hex) for that character")
             }
-        default:
-            // Any other byte stands for itself: the backslash is dropped (the
-            // rest of a multi-byte character is copied with the text after it).
+        case 0x80...:
+            // A byte of a multi-byte character stands for itself: the backslash
+            // is dropped (the rest of the character is copied with the text after it).
             builder.text.append(escaped)
+        default:
+            // One byte: a control for the letters a b f n r t v, else itself.
+            builder.text.append(lproj_escaped_byte(escaped))
         }
     }
 

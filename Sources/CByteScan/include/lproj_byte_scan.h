@@ -44,6 +44,27 @@ typedef struct {
 lproj_scan_result lproj_scan_copy(const uint8_t *source, long start, long count, uint8_t *destination,
                                   uint8_t quote, int validating, int doubtful);
 
+/// What a backslash and `byte` stand for when that is one byte: a control
+/// for the letters a b f n r t v, else `byte` itself (CoreFoundation drops
+/// the backslash) — or 0xFF where the escape is longer or not ASCII (an
+/// octal or \U escape, \u or \x, a byte >= 0x80), which the parser reads.
+/// The one home of the rule: the 32-byte steps and the parser both ask it.
+static inline uint8_t lproj_escaped_byte(uint8_t byte) {
+    switch (byte) {
+    case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7':
+    case 'U': case 'u': case 'x':
+        return 0xFF;
+    case 'a': return 0x07;
+    case 'b': return 0x08;
+    case 'f': return 0x0C;
+    case 'n': return 0x0A;
+    case 'r': return 0x0D;
+    case 't': return 0x09;
+    case 'v': return 0x0B;
+    default: return byte < 0x80 ? byte : 0xFF;
+    }
+}
+
 /// Whether the processor has AVX2; set before `main` runs.
 extern int lproj_scan_avx2;
 
