@@ -9,13 +9,12 @@
 
 /// How a scan ended.
 enum {
-    /// Fewer than 32 bytes were left (or the processor has no AVX2): the
-    /// caller goes on from `offset`.
+    /// Fewer than 32 bytes were left: the caller goes on from `offset`.
     LPROJ_SCAN_NOT_STOPPED = 0,
     /// At the closing quote, at `offset`.
     LPROJ_SCAN_QUOTE = 1,
-    /// At a backslash whose escape the caller writes (an octal or \U
-    /// escape, \u or \x, an escaped byte >= 0x80, or one at the end).
+    /// At a backslash whose escape the caller writes (where
+    /// lproj_escaped_byte says 0xFF, or a backslash at the end).
     LPROJ_SCAN_ESCAPE = 2,
 };
 
