@@ -17,8 +17,7 @@ final class ByteScanTests: XCTestCase {
         let escapes = [#"\n"#, #"\t"#, #"\""#, #"\\"#, #"\'"#, #"\a"#, #"\b"#, #"\f"#, #"\r"#, #"\v"#, #"\8"#, #"\z"#, #"\ "#,
                        #"\101"#, #"\7"#, #"\U00E9"#, #"\UD83D\UDE00"#, #"\UDE00"#, #"\u00e9"#, #"\x41"#, "\\é", "\\\u{3042}"]
         let characters = ["é", "ß", "\u{7FF}", "\u{800}", "あ", "中", "\u{FFFD}", "😀", "\u{10FFFF}"]
-        let broken: [[UInt8]] = [[0xC0, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xFF], [0x80],
-                                 [0xC2], [0xE1, 0x80], [0xF0, 0x90, 0x80]]
+        let broken = UTF8ValidationTests.broken
         var generator = SplitMix64(seed: 0x32B)
         var problems = 0
         for round in 0..<4_000 {
@@ -58,9 +57,7 @@ final class ByteScanTests: XCTestCase {
     /// follows the quote in the same step.
     func testAScanDoubtsExactlyTheTextThatIsNotUTF8() {
         let characters = ["é", "\u{7FF}", "\u{800}", "あ", "\u{FFFD}", "😀", "\u{10FFFF}"]
-        let broken: [[UInt8]] = [[0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xE0, 0x9F, 0xBF], [0xED, 0xA0, 0x80],
-                                 [0xF0, 0x80, 0x80, 0x80], [0xF0, 0x8F, 0xBF, 0xBF], [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80],
-                                 [0xFF], [0x80], [0xBF], [0xC2], [0xE0], [0xE1, 0x80], [0xF0, 0x90], [0xF1, 0x80, 0x80]]
+        let broken = UTF8ValidationTests.broken
         var generator = SplitMix64(seed: 0xD0B7)
         var invalid = 0
         for round in 0..<20_000 {
