@@ -35,6 +35,7 @@ extension Daemon {
                                           images: images)
             clients[descriptor] = client
             bySession[session.id] = descriptor
+            session.writeNow = { first, second in lproj_send_two(descriptor, first.baseAddress, first.count, second.baseAddress, second.count) }
             awaitingFirstRequest.append((descriptor, client.connected))
             add(descriptor, events: client.interest)
             core.log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")

@@ -315,6 +315,8 @@ public final class Daemon {
     }
 
     func disconnect(_ client: ClientConnection, reason: String?) {
+        // Never written to again: the descriptor's number may be the next connection's.
+        client.session.writeNow = nil
         lproj_epoll_remove(poller, client.descriptor)
         close(client.descriptor)
         clients[client.descriptor] = nil

@@ -96,7 +96,8 @@ final class Publisher {
                 return markedBody.map { ($0, [image.table]) } ?? (body, [])
             }
             if dropped > 0 { counters["events-dropped", default: 0] += UInt64(dropped) }
-            if matched { touched.insert(session.id) }
+            // A session whose event went straight out has nothing left for the shell.
+            if matched, session.needsFlush { touched.insert(session.id) }
         }
     }
 

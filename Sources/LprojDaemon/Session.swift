@@ -3,7 +3,8 @@ import LprojTables
 
 /// One connection as the publisher sees it: what the client said about
 /// itself, its subscriptions, and the bytes owed to it. No descriptor: the
-/// shell writes what `unwritten` holds and says how much went.
+/// shell writes what `write` hands it and says how much went, and may give
+/// it `writeNow` for events that need not wait in the queue.
 ///
 /// The output queue is bounded: replies beyond the bound pause reading
 /// from the client (it must read to be served), and events beyond it are
@@ -30,6 +31,14 @@ final class Session {
     private var attachments: [(offset: Int, images: [AttachedImage])] = []
     /// Set when a subscription is marked lagging, cleared when the lagging are taken: most flushes need not look.
     private var mayLag = false
+    /// Writes two runs of bytes to the client at once, where the shell gave
+    /// the session its socket; returns how many bytes went (0 when none
+    /// could, the failure left for the shell's next write to find). An
+    /// event for an empty queue goes this way, its prefix and the shared
+    /// body each from where they are: nothing is copied, and the first
+    /// subscriber does not wait for the rest to be queued. Nil (a core
+    /// driven in one process): every event is queued.
+    var writeNow: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int)?
 
     init(id: Int, queueLimit: Int, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
          connected: ContinuousClock.Instant = .now) {
@@ -44,6 +53,10 @@ final class Session {
 
     /// Whether the queue, with what the subscriptions hold, is past its bound (stop reading requests; drop events).
     var isFull: Bool { queuedBytes + subscriptionBytes >= queueLimit }
+
+    /// Whether the shell has anything to do for it: bytes to write, or a
+    /// subscription that may be owed a `resync` (`takeLagging` says which).
+    var needsFlush: Bool { queuedBytes > 0 || mayLag }
 
     /// Queues a reply or a line that must not be dropped.
     func enqueue(_ line: [UInt8]) {
@@ -87,7 +100,21 @@ final class Session {
             return false
         }
         if !images.isEmpty { attachments.append((output.count, images)) }
-        Wire.appendAddressed(body, prefix: subscriptions.values[index].prefix, to: &output)
+        let prefix = subscriptions.values[index].prefix
+        if images.isEmpty, output.isEmpty, let writeNow {
+            // The body's first byte is the `{` the prefix already has.
+            let written = prefix.withUnsafeBytes { prefixBytes in
+                body.withUnsafeBytes { bodyBytes in max(0, writeNow(prefixBytes, UnsafeRawBufferPointer(rebasing: bodyBytes.dropFirst()))) }
+            }
+            if written < prefix.count {
+                output += prefix[written...]
+                output += body.dropFirst()
+            } else {
+                output += body[(1 + written - prefix.count)...]
+            }
+            return true
+        }
+        Wire.appendAddressed(body, prefix: prefix, to: &output)
         return true
     }
 

@@ -40,7 +40,7 @@ final class TreeFeed {
         var loaded = 0
         while let batch = firstLoad.nextBatch() {
             loaded += batch.count
-            _ = catalog.apply(batch, reporting: false)
+            _ = catalog.apply(consume batch, reporting: false)
         }
         firstLoad.batchesTaken()
         filesRead = loaded
