@@ -1,6 +1,7 @@
 import Foundation
 import CLinux
 import LprojCommandLine
+import Synchronization
 
 /// `lproj-bench fanout`: one save, N subscribers; the time until the last
 /// of them has read the event — beside the floor: the same event line
@@ -44,25 +45,40 @@ enum FanoutBenchmark {
                 connected.append(subscriber)
             }
             let subscribers = Readers(connected)
-            var times: [Double] = [], firsts: [Double] = []
+            let floor = Floor(subscribers: count, bundle: daemon.root + "/App")
+            let fromSave = Floor(subscribers: count, bundle: daemon.root + "/App", seeingSavesIn: daemon.directory + "/floor")
+            var times: [Double] = [], firsts: [Double] = [], floorTimes: [Double] = [], fromSaveTimes: [Double] = []
+            // The three ways take turns save by save (each going first in turn),
+            // so that a slow minute of the machine falls on all three alike.
             for save in 1...saves {
-                // The text is made before the clock starts: making it is not what is measured.
-                let contents = LatencyBenchmark.table(keys: 100, marker: save)
-                let needle = Array("\"k0000\":\"save \(save)\"".utf8)
-                subscribers.rearm()
-                let start = Measure.now()
-                daemon.save(relative, contents, atomically: save % 2 == 0)
-                if let (first, last) = subscribers.untilAllHave(needle, since: start) {
-                    firsts.append(first)
-                    times.append(last)
+                for way in (0..<3).map({ ($0 + save) % 3 }) {
+                    switch way {
+                    case 0:
+                        // The text is made before the clock starts: making it is not what is measured.
+                        let contents = LatencyBenchmark.table(keys: 100, marker: save)
+                        let needle = Array("\"k0000\":\"save \(save)\"".utf8)
+                        subscribers.rearm()
+                        let start = Measure.now()
+                        daemon.save(relative, contents, atomically: save % 2 == 0)
+                        if let (first, last) = subscribers.untilAllHave(needle, since: start) {
+                            firsts.append(first)
+                            times.append(last)
+                        }
+                    case 1:
+                        if let time = floor.time(save: save) { floorTimes.append(time) }
+                    default:
+                        if let time = fromSave.time(save: save) { fromSaveTimes.append(time) }
+                    }
                 }
             }
+            floor.stop()
+            fromSave.stop()
             for subscriber in subscribers.subscribers { close(subscriber.descriptor) }
             daemon.stop()
-            let lprojd = Distribution(seconds: times), floor = Self.floor(subscribers: count, saves: saves, bundle: daemon.root + "/App")
-            let fromSave = Self.floor(subscribers: count, saves: saves, bundle: daemon.root + "/App", seeingSavesIn: daemon.directory + "/floor")
-            rows.append(Row(subscribers: count, firstSubscriber: Distribution(seconds: firsts), lastSubscriber: lprojd, floor: floor,
-                            p99Ratio: lprojd.p99 / floor.p99, floorFromSave: fromSave, p99RatioFromSave: lprojd.p99 / fromSave.p99))
+            let lprojd = Distribution(seconds: times), floorTimed = Distribution(seconds: floorTimes)
+            let fromSaveTimed = Distribution(seconds: fromSaveTimes)
+            rows.append(Row(subscribers: count, firstSubscriber: Distribution(seconds: firsts), lastSubscriber: lprojd, floor: floorTimed,
+                            p99Ratio: lprojd.p99 / floorTimed.p99, floorFromSave: fromSaveTimed, p99RatioFromSave: lprojd.p99 / fromSaveTimed.p99))
         }
         if arguments.has("json") {
             Console.out((try? CanonicalJSON.text(encoding: rows)) ?? "[]")
@@ -89,44 +105,69 @@ enum FanoutBenchmark {
     /// starts when the loop is told to write — or, with `seeingSavesIn` (a
     /// directory made for it), as the daemon's does: before the same save
     /// of a table there, which the loop's thread waits to see through inotify.
-    static func floor(subscribers count: Int, saves: Int, bundle: String, seeingSavesIn directory: String? = nil) -> Distribution {
-        var writers: [Int32] = []
-        var connected: [RawSubscriber] = []
-        for _ in 0..<count {
-            var pair: [Int32] = [0, 0]
-            guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
-                Console.fail(program, "cannot make \(count) socket pairs", status: 1)
+    /// It lives as long as the daemon's subscribers do: the ways take turns.
+    final class Floor {
+        private let writers: [Int32]
+        private let readers: Readers
+        private let go = DispatchSemaphore(value: 0)
+        private let saved: SaveWatch?
+        /// The line the loop writes next (set before its clock starts; empty: the benchmark is over).
+        private let line = NextLine()
+        private let bundle: String
+
+        init(subscribers count: Int, bundle: String, seeingSavesIn directory: String? = nil) {
+            var made: [Int32] = []
+            var connected: [RawSubscriber] = []
+            for _ in 0..<count {
+                var pair: [Int32] = [0, 0]
+                guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+                    Console.fail(program, "cannot make \(count) socket pairs", status: 1)
+                }
+                made.append(pair[0])
+                connected.append(RawSubscriber(connected: pair[1]))
             }
-            writers.append(pair[0])
-            connected.append(RawSubscriber(connected: pair[1]))
-        }
-        let readers = Readers(connected)
-        defer { (writers + connected.map(\.descriptor)).forEach { _ = close($0) } }
-        let go = DispatchSemaphore(value: 0)
-        // Every save's line made before any is timed.
-        let lines = (1...saves).map { save in
-            Array(("{\"sub\":\"b\",\"event\":\"table-changed\",\"clock\":\"0123456789abcdef:\(save)\",\"bundle\":\"\(bundle)\","
-                   + "\"language\":\"en\",\"table\":\"Localizable\",\"changed\":{\"k0000\":\"save \(save)\"}}\n").utf8)
-        }
-        let saved = directory.map { SaveWatch(directory: $0) }
-        let writing = Thread { [writers] in
-            for line in lines {
-                if let saved { saved.waitForSave() } else { go.wait() }
-                for descriptor in writers { _ = line.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+            writers = made
+            self.bundle = bundle
+            readers = Readers(connected)
+            saved = directory.map { SaveWatch(directory: $0) }
+            let (go, saved, line, writers) = (go, saved, line, made)
+            let writing = Thread {
+                while true {
+                    if let saved { saved.waitForSave() } else { go.wait() }
+                    let bytes = line.bytes.withLock { $0 }
+                    if bytes.isEmpty { return }
+                    for descriptor in writers { _ = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+                }
             }
+            writing.start()
         }
-        writing.start()
-        var times: [Double] = []
-        for save in 1...saves {
+
+        /// Seconds from the start (the loop told to write, or the save) until every subscriber has save `save`'s line.
+        func time(save: Int) -> Double? {
             let needle = Array("\"k0000\":\"save \(save)\"".utf8)
             // (Made before the clock starts, as the daemon's saves are.)
+            line.bytes.withLock {
+                $0 = Array(("{\"sub\":\"b\",\"event\":\"table-changed\",\"clock\":\"0123456789abcdef:\(save)\",\"bundle\":\"\(bundle)\","
+                            + "\"language\":\"en\",\"table\":\"Localizable\",\"changed\":{\"k0000\":\"save \(save)\"}}\n").utf8)
+            }
             let contents = saved == nil ? [] : LatencyBenchmark.table(keys: 100, marker: save)
             readers.rearm()
             let start = Measure.now()
             if let saved { DaemonUnderTest.save(at: saved.file, contents, atomically: save % 2 == 0) } else { go.signal() }
-            if let (_, last) = readers.untilAllHave(needle, since: start) { times.append(last) }
+            return readers.untilAllHave(needle, since: start)?.last
         }
-        return Distribution(seconds: times)
+
+        /// Ends the loop's thread (it waits for its next line, every one
+        /// before having been read whole) and closes the sockets.
+        func stop() {
+            line.bytes.withLock { $0 = [] }
+            if let saved { DaemonUnderTest.save(at: saved.file, [], atomically: false) } else { go.signal() }
+            for descriptor in writers + readers.subscribers.map(\.descriptor) { close(descriptor) }
+        }
+
+        private final class NextLine: Sendable {
+            let bytes = Mutex<[UInt8]>([])
+        }
     }
 
     /// A table file in a directory of its own, watched with a plain inotify
@@ -228,10 +269,11 @@ enum FanoutBenchmark {
 
         For each count (default 1,100,1000), starts a real lprojd, connects that
         many subscribers, saves a 100-key table N times (default 100) and measures
-        save start → the last subscriber has read the event; then the floor: the
-        same kind of event line written by a plain loop to that many connected
-        sockets, read the same way, and the ratio of the two p99s; then the floor
+        save start → the last subscriber has read the event; beside it the floor:
+        the same kind of event line written by a plain loop to that many connected
+        sockets, read the same way, and the ratio of the two p99s; and the floor
         from the save: that loop started by inotify seeing the same save of a
-        table in a directory of its own, timed from the save, as lprojd is.
+        table in a directory of its own, timed from the save, as lprojd is. The
+        three take turns save by save, each going first in turn.
         """
 }
