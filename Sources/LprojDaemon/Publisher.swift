@@ -1,3 +1,4 @@
+import CLinux
 import LprojProtocol
 import LprojTables
 
@@ -17,6 +18,8 @@ final class Publisher {
     private(set) var sequence: UInt64 = 0
     private(set) var history: History
     private(set) var sessions: [Int: Session] = [:]
+    /// The same sessions in the order they opened: the fan-out walks them, a few ahead asked into the cache.
+    private var fanOutOrder: [Session] = []
     /// Sessions given output since the last `takeTouched`: the shell writes to them.
     private var touched = Set<Int>()
     private var lastSessionID = 0
@@ -45,11 +48,13 @@ final class Publisher {
         lastSessionID += 1
         let session = Session(id: lastSessionID, queueLimit: queueLimit, peer: peer, connected: now)
         sessions[session.id] = session
+        fanOutOrder.append(session)
         return session
     }
 
     func closeSession(_ session: Session) {
         sessions[session.id] = nil
+        fanOutOrder.removeAll { $0 === session }
         touched.remove(session.id)
     }
 
@@ -89,7 +94,11 @@ final class Publisher {
         history.append(.init(sequence: sequence, body: body, scope: scope))
         // Made for the first subscription that asks for images, then shared.
         var markedBody: [UInt8]?
-        for session in sessions.values {
+        for (position, session) in fanOutOrder.enumerated() {
+            // A thousand sessions are a thousand cold objects: each is asked for a few sessions ahead.
+            if position + Self.lookahead < fanOutOrder.count {
+                lproj_prefetch_for_write(Unmanaged.passUnretained(fanOutOrder[position + Self.lookahead]).toOpaque())
+            }
             let (matched, dropped) = session.enqueueEvent(about: scope) { wantsImages in
                 guard let image, wantsImages else { return (body, []) }
                 if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }
@@ -100,6 +109,9 @@ final class Publisher {
             if matched, session.needsFlush { touched.insert(session.id) }
         }
     }
+
+    /// How many sessions ahead the fan-out asks for a session's object.
+    private static let lookahead = 4
 
     /// Whether any subscription would get an event about `scope`.
     func hasSubscribers(for scope: Scope) -> Bool {

@@ -42,6 +42,24 @@ final class PublisherTests: XCTestCase {
         XCTAssertEqual(publisher.clock, Clock(instance: "abc", sequence: 3))
     }
 
+    func testAClosedSessionHearsNothingMoreAndTheOthersStillDo() {
+        let publisher = publisher()
+        let sessions = (0..<7).map { _ in publisher.openSession() }
+        for session in sessions { session.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil) }
+        for index in [0, 3, 6] { publisher.closeSession(sessions[index]) }
+        publisher.publish([changed("/r/B", "en", "k", "v")])
+        let open = [1, 2, 4, 5].map { sessions[$0] }
+        XCTAssertEqual(publisher.takeTouched(), Set(open.map(\.id)))
+        for index in [0, 3, 6] { XCTAssertEqual(lines(sessions[index]).count, 0, "closed session \(index)") }
+        for session in open { XCTAssertEqual(lines(session).compactMap { $0["event"] as? String }, ["table-changed"]) }
+        // Opened after the others closed: heard, once.
+        let late = publisher.openSession()
+        late.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil)
+        publisher.publish([changed("/r/B", "en", "k", "w")])
+        XCTAssertEqual(publisher.takeTouched(), Set((open + [late]).map(\.id)))
+        XCTAssertEqual(lines(late).count, 1)
+    }
+
     func testASessionPastItsBoundDropsEventsAndIsToldToResyncOnceDrained() {
         let publisher = publisher(queueLimit: 4096)
         let slow = publisher.openSession(), live = publisher.openSession()
