@@ -102,15 +102,15 @@ final class Session {
         if !images.isEmpty { attachments.append((output.count, images)) }
         let prefix = subscriptions.values[index].prefix
         if images.isEmpty, output.isEmpty, let writeNow {
-            // The body's first byte is the `{` the prefix already has.
+            let rest = Wire.afterPrefix(body)
             let written = prefix.withUnsafeBytes { prefixBytes in
-                body.withUnsafeBytes { bodyBytes in max(0, writeNow(prefixBytes, UnsafeRawBufferPointer(rebasing: bodyBytes.dropFirst()))) }
+                rest.withUnsafeBytes { restBytes in max(0, writeNow(prefixBytes, restBytes)) }
             }
             if written < prefix.count {
                 output += prefix[written...]
-                output += body.dropFirst()
+                output += rest
             } else {
-                output += body[(1 + written - prefix.count)...]
+                output += rest.dropFirst(written - prefix.count)
             }
             return true
         }

@@ -92,7 +92,13 @@ public enum Wire {
     /// the line is built where it is sent from, with no copy per subscriber.
     public static func appendAddressed(_ body: [UInt8], prefix: [UInt8], to output: inout [UInt8]) {
         output += prefix
-        output += body.dropFirst()
+        output += afterPrefix(body)
+    }
+
+    /// What of an event body follows a prefix from `eventPrefix(subscription:)`
+    /// (the prefix has the body's opening `{`).
+    package static func afterPrefix(_ body: [UInt8]) -> ArraySlice<UInt8> {
+        body.dropFirst()
     }
 
     /// One JSON object and a newline; keys sorted, slashes unescaped.
