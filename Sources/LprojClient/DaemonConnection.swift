@@ -42,7 +42,7 @@ public final class DaemonConnection {
     private let interrupter: Interrupter?
     private var framer = LineFramer(maximumLineLength: 1 << 30)
     /// Where each read lands (made once: a read is a syscall, not a 64 KiB zeroed array as well).
-    private let receiveBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 16)
+    private let receiveBuffer: UnsafeMutableRawBufferPointer
     /// What arrived and was read (each line once), not yet taken, in order.
     private var received: [Wire.Incoming] = []
     private var nextID: Int64 = 0
@@ -64,7 +64,18 @@ public final class DaemonConnection {
         let path = path ?? SocketPath.resolve(environment: ProcessInfo.processInfo.environment, userID: getuid())
         self.path = path
         self.interrupter = interrupter
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Connected before anything else is the instance's: an init that
+        // throws once every stored property is set runs `deinit`, which would
+        // close the socket a second time — by then, maybe another thread's
+        // descriptor of the same number (a reconnect loop fails this way
+        // whenever the daemon is down).
+        descriptor = try Self.connectedSocket(path: path)
+        receiveBuffer = .allocate(byteCount: 1 << 16, alignment: 16)
+    }
+
+    /// A socket connected to `path`; on failure none is left open.
+    private static func connectedSocket(path: String) throws(Failure) -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .unreachable(path: path, reason: String(cString: strerror(errno))) }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -83,6 +94,7 @@ public final class DaemonConnection {
             close(descriptor)
             throw .unreachable(path: path, reason: reason)
         }
+        return descriptor
     }
 
     deinit {

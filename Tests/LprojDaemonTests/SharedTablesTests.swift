@@ -336,7 +336,9 @@ private final class ImageServer: @unchecked Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard bound == 0, listen(listener, 16) == 0 else { throw DaemonTestError("cannot listen at \(path)") }
+        guard listener >= 0, bound == 0, listen(listener, 16) == 0 else {
+            throw DaemonTestError("cannot listen at \(path) (socket \(listener), bind \(bound)): \(String(cString: strerror(errno)))")
+        }
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
