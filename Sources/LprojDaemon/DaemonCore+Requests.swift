@@ -207,7 +207,7 @@ extension DaemonCore {
         counters["history-bytes"] = UInt64(publisher.history.bytes)
         counters["misses"] = UInt64(misses.count)
         counters["misses-dropped"] = misses.dropped
-        let clients = publisher.sessions.values.sorted { $0.id < $1.id }.map {
+        let clients = publisher.sessions.map {
             Status.Client(name: $0.name, app: $0.app, pid: $0.peer.pid, subscriptions: $0.subscriptions.keys.sorted(), queuedBytes: $0.queuedBytes)
         }
         let uptime = ContinuousClock.now - started

@@ -332,7 +332,7 @@ public final class DaemonCore {
         if let first = settling.first, pending.isSettled(through: first.ticket), !pendingChecks.isEmpty { runChecks() }
         while let first = settling.first, pending.isSettled(through: first.ticket) {
             settling.removeFirst()
-            guard let session = publisher.sessions[first.sync.session] else { continue }
+            guard let session = publisher.session(id: first.sync.session) else { continue }
             reply(Sync.Reply(clock: clock), to: first.sync.id, on: session)
         }
     }

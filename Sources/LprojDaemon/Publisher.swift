@@ -17,9 +17,9 @@ final class Publisher {
     let instance: String
     private(set) var sequence: UInt64 = 0
     private(set) var history: History
-    private(set) var sessions: [Int: Session] = [:]
-    /// The same sessions in the order they opened: the fan-out walks them, a few ahead asked into the cache.
-    private var fanOutOrder: [Session] = []
+    /// The open sessions in the order they opened, so by rising `id`: the
+    /// fan-out walks them, a few ahead asked into the cache.
+    private(set) var sessions: [Session] = []
     /// Sessions given output since the last `takeTouched`: the shell writes to them.
     private var touched = Set<Int>()
     private var lastSessionID = 0
@@ -47,14 +47,17 @@ final class Publisher {
                      at now: ContinuousClock.Instant = .now) -> Session {
         lastSessionID += 1
         let session = Session(id: lastSessionID, queueLimit: queueLimit, peer: peer, connected: now)
-        sessions[session.id] = session
-        fanOutOrder.append(session)
+        sessions.append(session)
         return session
     }
 
+    /// The open session named `id`, if any.
+    func session(id: Int) -> Session? {
+        index(of: id).map { sessions[$0] }
+    }
+
     func closeSession(_ session: Session) {
-        sessions[session.id] = nil
-        fanOutOrder.removeAll { $0 === session }
+        if let index = index(of: session.id) { sessions.remove(at: index) }
         touched.remove(session.id)
     }
 
@@ -94,10 +97,10 @@ final class Publisher {
         history.append(.init(sequence: sequence, body: body, scope: scope))
         // Made for the first subscription that asks for images, then shared.
         var markedBody: [UInt8]?
-        for (position, session) in fanOutOrder.enumerated() {
+        for (position, session) in sessions.enumerated() {
             // A thousand sessions are a thousand cold objects: each is asked for a few sessions ahead.
-            if position + Self.lookahead < fanOutOrder.count {
-                lproj_prefetch_for_write(Unmanaged.passUnretained(fanOutOrder[position + Self.lookahead]).toOpaque())
+            if position + Self.lookahead < sessions.count {
+                lproj_prefetch_for_write(Unmanaged.passUnretained(sessions[position + Self.lookahead]).toOpaque())
             }
             let (matched, dropped) = session.enqueueEvent(about: scope) { wantsImages in
                 guard let image, wantsImages else { return (body, []) }
@@ -110,12 +113,22 @@ final class Publisher {
         }
     }
 
+    /// Where the session named `id` is in `sessions` (sorted by `id`: a binary search).
+    private func index(of id: Int) -> Int? {
+        var low = 0, high = sessions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sessions[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        return low < sessions.count && sessions[low].id == id ? low : nil
+    }
+
     /// How many sessions ahead the fan-out asks for a session's object.
     private static let lookahead = 4
 
     /// Whether any subscription would get an event about `scope`.
     func hasSubscribers(for scope: Scope) -> Bool {
-        sessions.values.contains { session in session.subscriptions.values.contains { $0.matches(scope, app: session.app) } }
+        sessions.contains { session in session.subscriptions.values.contains { $0.matches(scope, app: session.app) } }
     }
 
     /// Publishes what the catalog says changed, in its order; a changed

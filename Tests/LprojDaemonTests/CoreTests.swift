@@ -47,6 +47,10 @@ final class PublisherTests: XCTestCase {
         let sessions = (0..<7).map { _ in publisher.openSession() }
         for session in sessions { session.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil) }
         for index in [0, 3, 6] { publisher.closeSession(sessions[index]) }
+        for (index, session) in sessions.enumerated() {
+            XCTAssert(publisher.session(id: session.id) === ([0, 3, 6].contains(index) ? nil : session), "session \(index) by its id")
+        }
+        XCTAssertNil(publisher.session(id: 99))
         publisher.publish([changed("/r/B", "en", "k", "v")])
         let open = [1, 2, 4, 5].map { sessions[$0] }
         XCTAssertEqual(publisher.takeTouched(), Set(open.map(\.id)))
