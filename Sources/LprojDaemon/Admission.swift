@@ -33,9 +33,14 @@ struct Admission {
         reserved = configuration.reservedClients
     }
 
+    /// Whether `user` is root or the daemon's own user.
+    func isPrivileged(_ user: UInt32) -> Bool {
+        user == 0 || user == ownUser
+    }
+
     /// Why a connection of `user` is refused now, or nil when it may be kept (then call `admit`).
     func refusal(for user: UInt32) -> ProtocolError? {
-        if user == 0 || user == ownUser {
+        if isPrivileged(user) {
             guard count < maximumClients + reserved else {
                 return ProtocolError(.busy, "the daemon has its maximum of \(maximumClients) clients and its \(reserved) reserved "
                                      + "connections in use ([Limits] MaxClients, ReservedClients)")

@@ -102,6 +102,8 @@ public struct Configuration: Sendable, Equatable {
     /// Table images kept in sealed memory files for clients to map (`images`), one descriptor each; 0: images off.
     public var sharedImages = 1024
     public var clientQueueBytes = 8 << 20
+    /// What one user's connections may hold together (queues and subscriptions); root and the daemon's user are not held to it.
+    public var userQueueBytes = 64 << 20
     public var historyLength = 4096
     public var historyBytes = 64 << 20
 
@@ -216,7 +218,7 @@ public struct Configuration: Sendable, Equatable {
                   "MaxRequestBytes=\(maximumRequestBytes)", "MaxClients=\(maximumClients)", "MaxClientsPerUser=\(maximumClientsPerUser)",
                   "ReservedClients=\(reservedClients)", "FirstRequestTimeout=\(Self.milliseconds(firstRequestTimeout))ms",
                   "MaxSubscriptions=\(maximumSubscriptions)", "MaxFilterNames=\(maximumFilterNames)", "Misses=\(maximumMisses)", "SharedImages=\(sharedImages)",
-                  "ClientQueueBytes=\(clientQueueBytes)", "HistoryLength=\(historyLength)", "HistoryBytes=\(historyBytes)",
+                  "ClientQueueBytes=\(clientQueueBytes)", "UserQueueBytes=\(userQueueBytes)", "HistoryLength=\(historyLength)", "HistoryBytes=\(historyBytes)",
                   "", "[State]", "Directory=\(resolvedStateDirectory(environment: environment))", "MaxApps=\(maximumApps)",
                   "", "[Log]", "Level=\(logLevel.rawValue)"]
         return lines.joined(separator: "\n")

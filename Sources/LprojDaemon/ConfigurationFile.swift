@@ -132,6 +132,7 @@ public enum ConfigurationFile {
         case ("Limits", "SharedImages"): configuration.sharedImages = try number(value, of: key)
         case ("Limits", "MaxFilterNames"): configuration.maximumFilterNames = try number(value, of: key)
         case ("Limits", "ClientQueueBytes"): configuration.clientQueueBytes = try number(value, of: key)
+        case ("Limits", "UserQueueBytes"): configuration.userQueueBytes = try number(value, of: key)
         case ("Limits", "HistoryLength"): configuration.historyLength = try number(value, of: key)
         case ("Limits", "HistoryBytes"): configuration.historyBytes = try number(value, of: key)
         case ("State", "Directory"):

@@ -304,6 +304,12 @@ public final class Daemon {
             core.log.info("subscription \"\(subscription.name)\" of pid \(client.session.peer.pid) fell behind: told to resync")
         }
         if !owed.isEmpty, !client.flush() { return disconnect(client, reason: "write failed") }
+        // The user's connections fell below their bound together: those paused for it read again.
+        if let share = client.session.share, share.takeReleased() {
+            for other in clients.values where other !== client && other.session.share === share && other.interest & interestIn == 0 {
+                flush(other)
+            }
+        }
         // Wait for room to write; stop reading while the queue is full.
         var events = interestPeerClosed
         if !client.session.isFull { events |= interestIn }

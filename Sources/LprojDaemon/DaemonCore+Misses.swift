@@ -12,8 +12,14 @@ extension DaemonCore {
         case .failure(let error): return .failure(error)
         }
         let limits = FilterLimits(configuration)
+        if let dropped = request.dropped, dropped < 0 {
+            return .failure(ProtocolError(.invalidField, "a count of dropped misses is 0 or more", field: "dropped"))
+        }
         for (index, miss) in request.misses.enumerated() {
             let field = "misses[\(index)]"
+            guard miss.count >= 1 else {
+                return .failure(ProtocolError(.invalidField, "a miss is counted 1 or more times", field: "\(field).count"))
+            }
             for (name, value) in [("table", miss.table), ("language", miss.language ?? "x")]
             where value.isEmpty || value.utf8.count > FilterLimits.maximumNameBytes {
                 return .failure(ProtocolError(.invalidField, "a \(name) name has 1 to \(FilterLimits.maximumNameBytes) bytes", field: "\(field).\(name)"))
@@ -23,12 +29,13 @@ extension DaemonCore {
             }
             if let problem = limits.problem(with: miss.languages, field: "\(field).languages") { return .failure(problem) }
         }
-        let changed = misses.report(app: session.app, bundle: bundle, misses: request.misses, dropped: request.dropped ?? 0, at: Date()) {
+        let user = session.peer.uid
+        let changed = misses.report(user: user, app: session.app, bundle: bundle, misses: request.misses, dropped: request.dropped ?? 0, at: Date()) {
             language, table, key in catalog.served[TableAddress(bundle: bundle, localization: language, table: table)]?[key] != nil
         }
         counters["misses-reported", default: 0] += UInt64(request.misses.count)
         if !changed.isEmpty {
-            publisher.publish(scope: .misses(bundle: bundle)) { MissesChanged(clock: $0, bundle: bundle, misses: changed, resolved: []) }
+            publisher.publish(scope: .misses(bundle: bundle, user: user)) { MissesChanged(clock: $0, bundle: bundle, misses: changed, resolved: []) }
         }
         return .reply(ReportMisses.Reply(recording: misses.capacity > 0))
     }
@@ -42,8 +49,18 @@ extension DaemonCore {
             }
         }
         if let limit = request.limit, limit < 0 { return .failure(ProtocolError(.invalidField, "a limit is 0 or more", field: "limit")) }
-        let records = misses.records(bundle: bundle, language: request.language, app: request.app, limit: request.limit)
-        return .reply(Misses.Reply(clock: clock, misses: records, capacity: misses.capacity, dropped: misses.dropped))
+        let matched = misses.records(readBy: session.readsEveryUser ? nil : session.peer.uid, bundle: bundle,
+                                     language: request.language, app: request.app)
+        // The reply is bounded as every reply is (half the connection's queue): what does not fit is counted, not sent.
+        var budget = session.queueLimit / 2 - 256
+        var kept = 0
+        for record in matched.prefix(request.limit ?? .max) {
+            budget -= Self.encodedBound(of: record)
+            guard budget >= 0 else { break }
+            kept += 1
+        }
+        return .reply(Misses.Reply(clock: clock, misses: Array(matched.prefix(kept)), capacity: misses.capacity, dropped: misses.dropped,
+                                   more: matched.count - kept))
     }
 
     /// A table that got keys drops their misses, and says so to those who listen.
@@ -52,6 +69,15 @@ extension DaemonCore {
         let resolved = misses.resolve(bundle: address.bundle, language: address.localization, table: address.table, keys: keys)
         guard !resolved.isEmpty else { return }
         let bundle = address.bundle
-        publisher.publish(scope: .misses(bundle: bundle)) { MissesChanged(clock: $0, bundle: bundle, misses: [], resolved: resolved) }
+        // Each user hears of its own records only.
+        for (user, records) in Dictionary(grouping: resolved, by: { $0.user ?? 0 }).sorted(by: { $0.key < $1.key }) {
+            publisher.publish(scope: .misses(bundle: bundle, user: user)) { MissesChanged(clock: $0, bundle: bundle, misses: [], resolved: records) }
+        }
+    }
+
+    /// At least the bytes `record` takes in a reply (every string escaped at its longest).
+    static func encodedBound(of record: MissRecord) -> Int {
+        let strings = [record.bundle, record.table, record.key, record.language ?? "", record.app ?? ""] + record.languages
+        return 256 + strings.reduce(0) { $0 + Wire.encodedBound(of: $1) + 8 }
     }
 }

@@ -27,6 +27,7 @@ extension DaemonCore {
         admission.apply(new)
         selections.maximumApps = new.maximumApps
         publisher.queueLimit = new.clientQueueBytes
+        publisher.userQueueLimit = new.userQueueBytes
         publisher.setHistoryBounds(capacity: new.historyLength, maximumBytes: new.historyBytes)
         misses.setCapacity(new.maximumMisses)
         pending.rules = .init(grace: new.removalGrace, quiet: new.quietPeriod)

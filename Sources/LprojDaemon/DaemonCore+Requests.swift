@@ -42,7 +42,12 @@ extension DaemonCore {
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {
-            reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil), to: id, on: session)
+            guard reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil),
+                        to: id, on: session) else {
+                // Refused (too large): no subscription was made.
+                session.subscriptions[request.name] = nil
+                return .later
+            }
             sendCurrentDiagnostics(to: subscription, of: session)
             return .later
         }

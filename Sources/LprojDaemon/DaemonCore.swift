@@ -90,7 +90,8 @@ public final class DaemonCore {
         self.log = log
         started = now
         publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.historyLength,
-                              historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes)
+                              historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes,
+                              userQueueLimit: configuration.userQueueBytes)
         pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
         catalog = Catalog(exclusions: Exclusions(patterns: configuration.excludes, roots: roots),
                           links: Self.linkPolicy(roots: roots, configuration: configuration))
@@ -127,7 +128,7 @@ public final class DaemonCore {
         }
         admission.admit(peer.uid)
         counters["connections", default: 0] += 1
-        return .success(publisher.openSession(peer: peer, at: now))
+        return .success(publisher.openSession(peer: peer, privileged: admission.isPrivileged(peer.uid), at: now))
     }
 
     /// Forgets a session whose connection went.
@@ -142,13 +143,28 @@ public final class DaemonCore {
         handlers.handle(line, from: session, core: self)
     }
 
-    /// Queues `reply` to the request `id` of `session`.
-    func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID, on session: Session) {
+    /// Queues `reply` to the request `id` of `session`, or a `limit` error
+    /// in its place when the reply is larger than the connection's queue
+    /// (`ClientQueueBytes=`): a connection that asks and never reads then
+    /// holds at most its queue and one reply. Returns whether the reply went.
+    @discardableResult
+    func reply<Reply: Encodable>(_ reply: Reply, to id: RequestID, on session: Session) -> Bool {
+        let line: [UInt8]
         do {
-            publisher.send(try Wire.reply(reply, to: id), to: session)
+            line = try Wire.reply(reply, to: id)
         } catch {
             publisher.send(Wire.failure(ProtocolError(.internal, "cannot encode the reply: \(error)"), to: id), to: session)
+            return false
         }
+        guard line.count <= session.queueLimit else {
+            counters["replies-refused", default: 0] += 1
+            fail(ProtocolError(.limit, "the reply would take \(ByteCountText.describe(line.count)), more than this connection's queue of "
+                               + "\(ByteCountText.describe(session.queueLimit)) ([Limits] ClientQueueBytes): ask for less (a bundle, languages, tables)"),
+                 to: id, on: session)
+            return false
+        }
+        publisher.send(line, to: session)
+        return true
     }
 
     /// Queues an error reply.

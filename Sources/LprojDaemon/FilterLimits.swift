@@ -1,4 +1,5 @@
 import LprojProtocol
+import LprojTables
 
 /// What one request may ask the daemon to hold or search: the names in a
 /// filter (`languages`, `tables`), each name's length, and the memory a
@@ -39,6 +40,10 @@ struct FilterLimits {
         guard session.subscriptionBytes + subscription.footprint <= session.queueLimit / 2 else {
             return ProtocolError(.limit, "this connection's subscriptions would take more than half its \(session.queueLimit)-byte budget "
                                  + "([Limits] ClientQueueBytes); use fewer or smaller filters")
+        }
+        if let share = session.share, share.bytes + subscription.footprint > share.limit {
+            return ProtocolError(.limit, "user \(share.user)'s connections hold their \(ByteCountText.describe(share.limit)) in all "
+                                 + "([Limits] UserQueueBytes): close some, or read what they are owed")
         }
         return nil
     }

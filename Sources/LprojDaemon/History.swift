@@ -101,6 +101,8 @@ enum Scope {
     case everyone
     /// A bundle's checks: for subscriptions that asked for them (and cover the bundle).
     case checks(bundle: String)
-    /// A bundle's misses: for subscriptions that asked for them (and cover the bundle).
-    case misses(bundle: String)
+    /// A bundle's misses reported by `user`'s processes: for subscriptions
+    /// that asked for them (and cover the bundle) on connections of that
+    /// user, root or the daemon's own user.
+    case misses(bundle: String, user: UInt32)
 }

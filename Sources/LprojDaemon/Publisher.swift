@@ -28,11 +28,20 @@ final class Publisher {
     /// `events`, `events-dropped`, `resyncs`, for `status`.
     private(set) var counters: [String: UInt64] = [:]
 
-    init(instance: String, historyLength: Int, historyBytes: Int, queueLimit: Int) {
+    init(instance: String, historyLength: Int, historyBytes: Int, queueLimit: Int, userQueueLimit: Int = .max) {
         self.instance = instance
         history = History(capacity: historyLength, maximumBytes: historyBytes)
         self.queueLimit = queueLimit
+        self.userQueueLimit = userQueueLimit
     }
+
+    /// The bound of what one user's connections hold together (`[Limits] UserQueueBytes=`; a reload may change it).
+    var userQueueLimit: Int {
+        didSet { for share in shares.values { share.limit = userQueueLimit } }
+    }
+
+    /// What each user with connections holds (root and the daemon's own user have none).
+    private(set) var shares: [UInt32: UserShare] = [:]
 
     /// Bounds the history anew (a reload); the oldest go at once if it is over.
     func setHistoryBounds(capacity: Int, maximumBytes: Int) {
@@ -43,10 +52,16 @@ final class Publisher {
     var clock: Clock { Clock(instance: instance, sequence: sequence) }
 
     /// A new connection's session.
-    func openSession(peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
+    func openSession(peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []), privileged: Bool = true,
                      at now: ContinuousClock.Instant = .now) -> Session {
         lastSessionID += 1
-        let session = Session(id: lastSessionID, queueLimit: queueLimit, peer: peer, connected: now)
+        var share: UserShare?
+        if !privileged {
+            share = shares[peer.uid] ?? UserShare(user: peer.uid, limit: userQueueLimit)
+            shares[peer.uid] = share
+            share!.sessions += 1
+        }
+        let session = Session(id: lastSessionID, queueLimit: queueLimit, peer: peer, readsEveryUser: privileged, share: share, connected: now)
         sessions.append(session)
         return session
     }
@@ -58,6 +73,11 @@ final class Publisher {
 
     func closeSession(_ session: Session) {
         if let index = index(of: session.id) { sessions.remove(at: index) }
+        session.release()
+        if let share = session.share {
+            share.sessions -= 1
+            if share.sessions == 0 { shares[share.user] = nil }
+        }
         touched.remove(session.id)
     }
 
@@ -128,7 +148,7 @@ final class Publisher {
 
     /// Whether any subscription would get an event about `scope`.
     func hasSubscribers(for scope: Scope) -> Bool {
-        sessions.contains { session in session.subscriptions.values.contains { $0.matches(scope, app: session.app) } }
+        sessions.contains { session in session.subscriptions.values.contains { $0.matches(scope, app: session.app, missReader: session.missReader) } }
     }
 
     /// Publishes what the catalog says changed, in its order; a changed
@@ -185,7 +205,7 @@ final class Publisher {
 
     /// Queues the replayed `events` that `subscription` of `session` matches.
     func replay(_ events: [History.Published], to session: Session, subscription: Subscription) {
-        for event in events where subscription.matches(event.scope, app: session.app) {
+        for event in events where subscription.matches(event.scope, app: session.app, missReader: session.missReader) {
             session.enqueueEvent(event.body, for: subscription.name)
         }
         touched.insert(session.id)

@@ -15,15 +15,26 @@ final class Session {
     let id: Int
     /// Who connected.
     let peer: PeerCredentials
+    /// Whether it reads every user's misses (root and the daemon's own user), not only its own user's.
+    let readsEveryUser: Bool
+    /// Whose misses it reads: nil for every user's.
+    var missReader: UInt32? { readsEveryUser ? nil : peer.uid }
     let connected: ContinuousClock.Instant
     var name: String?
     var app: String?
     var subscriptions: [String: Subscription] = [:] {
-        didSet { subscriptionBytes = subscriptions.values.reduce(0) { $0 + $1.footprint } }
+        didSet {
+            subscriptionBytes = subscriptions.values.reduce(0) { $0 + $1.footprint }
+            account()
+        }
     }
     /// What its subscriptions hold, counted against `queueLimit` with the queue.
     private(set) var subscriptionBytes = 0
     let queueLimit: Int
+    /// What its user's connections hold together, nil for root and the daemon's own user.
+    let share: UserShare?
+    /// What it last counted in `share`.
+    private var accounted = 0
     private var output: [UInt8] = []
     private var written = 0
     /// Tables whose images go with the byte at `offset` of `output` (the
@@ -41,18 +52,38 @@ final class Session {
     var writeNow: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int)?
 
     init(id: Int, queueLimit: Int, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
-         connected: ContinuousClock.Instant = .now) {
+         readsEveryUser: Bool = true, share: UserShare? = nil, connected: ContinuousClock.Instant = .now) {
         self.id = id
         self.queueLimit = queueLimit
+        self.share = share
         self.peer = peer
+        self.readsEveryUser = readsEveryUser
         self.connected = connected
     }
 
     /// Bytes queued and not yet written.
     var queuedBytes: Int { output.count - written }
 
-    /// Whether the queue, with what the subscriptions hold, is past its bound (stop reading requests; drop events).
-    var isFull: Bool { queuedBytes + subscriptionBytes >= queueLimit }
+    /// Whether the queue, with what the subscriptions hold, is past its
+    /// bound, or its user's connections are past theirs (stop reading
+    /// requests; drop events).
+    var isFull: Bool { queuedBytes + subscriptionBytes >= queueLimit || share?.isFull == true }
+
+    /// Tells the user's share what this session holds now (after every change to the queue or the subscriptions).
+    private func account() {
+        guard let share else { return }
+        let holding = queuedBytes + subscriptionBytes
+        if holding != accounted {
+            share.add(holding - accounted)
+            accounted = holding
+        }
+    }
+
+    /// Gives back what it held to its user's share (its connection went).
+    func release() {
+        share?.add(-accounted)
+        accounted = 0
+    }
 
     /// Whether the shell has anything to do for it: bytes to write, or a
     /// subscription that may be owed a `resync` (`takeLagging` says which).
@@ -61,6 +92,7 @@ final class Session {
     /// Queues a reply or a line that must not be dropped.
     func enqueue(_ line: [UInt8]) {
         output += line
+        account()
     }
 
     /// Queues an event for the subscription `name` unless the queue is full,
@@ -69,6 +101,7 @@ final class Session {
     @discardableResult
     func enqueueEvent(_ body: [UInt8], for name: String, attaching images: [AttachedImage] = []) -> Bool {
         guard let index = subscriptions.index(forKey: name) else { return false }
+        defer { account() }
         return enqueueEvent(body, at: index, attaching: images)
     }
 
@@ -82,13 +115,14 @@ final class Session {
         var dropped = 0
         var index = subscriptions.startIndex
         while index != subscriptions.endIndex {
-            if subscriptions.values[index].matches(scope, app: app) {
+            if subscriptions.values[index].matches(scope, app: app, missReader: missReader) {
                 matched = true
                 let (body, images) = line(subscriptions.values[index].wantsImages)
                 if !enqueueEvent(body, at: index, attaching: images) { dropped += 1 }
             }
             subscriptions.formIndex(after: &index)
         }
+        if matched { account() }
         return (matched, dropped)
     }
 
@@ -122,6 +156,7 @@ final class Session {
     func enqueue(_ line: [UInt8], attaching images: [AttachedImage]) {
         if !images.isEmpty { attachments.append((output.count, images)) }
         output += line
+        account()
     }
 
     /// Calls `body` with bytes not yet written and the images to attach to
@@ -142,6 +177,7 @@ final class Session {
         let count = output.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[written..<end]), images) }
         if count > 0 && !images.isEmpty { attachments.removeFirst() }
         written += count
+        defer { account() }
         if written == output.count {
             output.removeAll(keepingCapacity: output.capacity <= 1 << 16)
             written = 0

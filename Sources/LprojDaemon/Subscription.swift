@@ -59,8 +59,10 @@ struct Subscription {
         }
     }
 
-    /// Whether an event about `scope` goes to this subscription of a connection of `app`.
-    func matches(_ scope: Scope, app: String?) -> Bool {
+    /// Whether an event about `scope` goes to this subscription of a
+    /// connection of `app` whose user reads the misses of `missReader`
+    /// (nil: of every user).
+    func matches(_ scope: Scope, app: String?, missReader: UInt32? = nil) -> Bool {
         switch scope {
         case .everyone:
             return true
@@ -71,8 +73,8 @@ struct Subscription {
             return bundle?.matches(path) ?? true
         case .checks(let path):
             return wantsDiagnostics && (bundle?.matches(path) ?? true)
-        case .misses(let path):
-            return wantsMisses && (bundle?.matches(path) ?? true)
+        case .misses(let path, let user):
+            return wantsMisses && (missReader.map { $0 == user } ?? true) && (bundle?.matches(path) ?? true)
         case .localization(let path, let localization):
             return (bundle?.matches(path) ?? true) && (localizations?.contains(ExactName(localization)) ?? true)
         case .table(let path, let localization, let table):

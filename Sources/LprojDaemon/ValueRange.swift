@@ -38,6 +38,7 @@ public struct ValueRange: Sendable, Equatable {
         ("Misses", .init(.count, 0, 1_000_000)),
         ("SharedImages", .init(.count, 0, 65_536)),
         ("ClientQueueBytes", .init(.bytes, 4 << 10, 1 << 30)),
+        ("UserQueueBytes", .init(.bytes, 4 << 10, 16 << 30)),
         ("HistoryLength", .init(.count, 0, 1_000_000)),
         ("HistoryBytes", .init(.bytes, 0, 4 << 30)),
         ("MaxApps", .init(.count, 1, 1_000_000)),

@@ -18,7 +18,8 @@ public struct MissReport: Hashable, Sendable, Codable {
     /// The localizations the view searched, best first.
     public var languages: [String]
     public var answer: MissAnswer
-    /// How many lookups missed it since the last report (at least 1).
+    /// How many lookups missed it since the last report (at least 1; the
+    /// daemon's counts saturate at 2^64 - 1 rather than wrap).
     public var count: Int
 
     public init(table: String, key: String, language: String?, languages: [String], answer: MissAnswer, count: Int) {
@@ -34,7 +35,12 @@ public struct MissReport: Hashable, Sendable, Codable {
 /// A missed key as the daemon keeps it: per app, bundle, table, language
 /// and key, with counts and when it was first and last met.
 public struct MissRecord: Hashable, Sendable, Codable {
-    /// The app of the processes that met it (their `hello`'s), nil for processes that named none.
+    /// The user whose processes reported it (their connection's credentials,
+    /// never a field they send): each user's misses are kept apart, and read
+    /// by that user, root and the daemon's own user only.
+    public var user: UInt32?
+    /// The app of the processes that met it (their `hello`'s: a label the
+    /// process chose, not proof of who it is), nil for processes that named none.
     public var app: String?
     public var bundle: String
     public var table: String
@@ -49,8 +55,9 @@ public struct MissRecord: Hashable, Sendable, Codable {
     public var firstSeen: String
     public var lastSeen: String
 
-    public init(app: String?, bundle: String, table: String, language: String?, key: String, languages: [String], answer: MissAnswer,
-                count: UInt64, firstSeen: String, lastSeen: String) {
+    public init(user: UInt32? = nil, app: String?, bundle: String, table: String, language: String?, key: String, languages: [String],
+                answer: MissAnswer, count: UInt64, firstSeen: String, lastSeen: String) {
+        self.user = user
         self.app = app
         self.bundle = bundle
         self.table = table

@@ -101,6 +101,12 @@ public enum Wire {
         body.dropFirst()
     }
 
+    /// The most bytes `text` can take as a JSON string on the wire, quotes
+    /// included (a control character as `\u00XX`), without encoding it.
+    public static func encodedBound(of text: String) -> Int {
+        text.utf8.reduce(2) { total, byte in total + (byte < 0x20 ? 6 : byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : 1) }
+    }
+
     /// One JSON object and a newline; keys sorted, slashes unescaped.
     static func line(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()

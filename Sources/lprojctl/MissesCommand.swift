@@ -51,6 +51,9 @@ enum MissesCommand {
         Console.out(lines(reply).joined(separator: "\n"))
         if reply.capacity == 0 { Console.error("\(program): this lprojd keeps no misses ([Limits] Misses=0)") }
         if reply.dropped > 0 { Console.error("\(program): \(reply.dropped) misses were not kept (the bound of \(reply.capacity) was reached)") }
+        if let more = reply.more, more > 0 {
+            Console.error("\(program): \(more) more not shown (--limit, or the reply's size bound): narrow with --bundle, --language or --app")
+        }
     }
 
     /// One block per bundle, a line per miss, columns aligned.
