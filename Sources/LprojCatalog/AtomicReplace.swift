@@ -20,7 +20,10 @@ enum AtomicReplace {
         removeAbandonedTemporaries(of: name, in: directory)
         var template = Array("\(directory)/\(temporaryPrefix(of: name))XXXXXX".utf8CString)
         let file = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard file >= 0 else { throw TableEditError(path: directory, "cannot hold a temporary file: \(String(cString: strerror(errno)))") }
+        guard file >= 0 else {
+            let denied = errno == EACCES || errno == EPERM || errno == EROFS
+            throw TableEditError(path: directory, "cannot hold a temporary file: \(String(cString: strerror(errno)))", forbidden: denied)
+        }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var renamed = false
         defer {

@@ -12,6 +12,11 @@ import LprojTables
 /// rename has since replaced locks nothing: the lock is taken again until
 /// the path still names the locked file. A file not made yet is locked
 /// through its directory until it exists.
+///
+/// Only a regular file the caller may write is locked (access(2), as the
+/// shell's `test -w`): a table made read-only is refused, not replaced by
+/// the rename, and a FIFO or device named like a table is refused without
+/// being waited on (it is opened without blocking, and checked first).
 struct TableFileLock: ~Copyable {
     /// The locked file's descriptor (or its directory's, for a new file).
     let descriptor: Int32
@@ -23,8 +28,18 @@ struct TableFileLock: ~Copyable {
     /// Waits for the lock of `path` (in directory `directory`, made if missing).
     init(path: String, directory: String) throws(TableEditError) {
         while true {
-            let file = open(path, O_RDONLY | O_CLOEXEC)
+            let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
             if file >= 0 {
+                var opened = stat()
+                guard fstat(file, &opened) == 0, (opened.st_mode & S_IFMT) == S_IFREG else {
+                    close(file)
+                    throw TableEditError(path: path, "is not a regular file (\(Self.kind(of: opened.st_mode))): not a table to edit")
+                }
+                guard access(path, W_OK) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    close(file)
+                    throw TableEditError(path: path, "is not writable by you (\(reason)): nothing was written", forbidden: true)
+                }
                 guard flock(file, LOCK_EX) == 0 else {
                     let reason = String(cString: strerror(errno))
                     close(file)
@@ -56,6 +71,11 @@ struct TableFileLock: ~Copyable {
                 close(parent) // Made meanwhile: lock the file.
                 continue
             }
+            guard access(directory, W_OK) == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(parent)
+                throw TableEditError(path: directory, "is not writable by you (\(reason)): nothing was written", forbidden: true)
+            }
             descriptor = parent
             fileExists = false
             status = nil
@@ -64,6 +84,18 @@ struct TableFileLock: ~Copyable {
     }
 
     deinit { close(descriptor) }
+
+    /// A file type in words, for a refusal.
+    private static func kind(of mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFIFO: return "a FIFO"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFSOCK: return "a socket"
+        case S_IFDIR: return "a directory"
+        default: return "not a regular file"
+        }
+    }
 
     /// The locked file's bytes (nil for a file not made yet).
     func read(path: String, limit: Int) throws(TableEditError) -> [UInt8]? {

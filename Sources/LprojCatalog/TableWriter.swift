@@ -50,10 +50,12 @@ public struct TableWriter: Sendable {
         case stale(key: String, language: String, current: Entry?, version: String)
         /// The checks find errors the edit would bring in.
         case refused([Diagnostic])
+        /// The caller may not change the file (a read-only table or directory).
+        case forbidden(String)
 
         public var description: String {
             switch self {
-            case .invalid(let message): return message
+            case .invalid(let message), .forbidden(let message): return message
             case .stale(let key, let language, let current, let version):
                 return "the \(language) table changed since that version (now \(version)); \"\(key)\" is now "
                     + (current.map { StringsWriter.quoted(Resolver.shown($0, in: language)) } ?? "missing")
@@ -223,7 +225,7 @@ public struct TableWriter: Sendable {
             do {
                 written = try AtomicReplace.write(output, to: file, name: table + ".xcstrings", directory: bundle, expected: lock.status)
             } catch {
-                throw .invalid(error.description)
+                throw Self.failure(error)
             }
             if written { return (result, true) }
         }
@@ -268,7 +270,7 @@ public struct TableWriter: Sendable {
             do {
                 written = try AtomicReplace.write(result.bytes, to: file, name: name, directory: directory, expected: lock.status)
             } catch {
-                throw .invalid(error.description)
+                throw Self.failure(error)
             }
             guard written else { continue }
             let table = after.composed(target.language)
@@ -287,8 +289,13 @@ public struct TableWriter: Sendable {
         do {
             return try body()
         } catch {
-            throw .invalid(error.description)
+            throw failure(error)
         }
+    }
+
+    /// A file's failure as the writer's: `forbidden` when it is the caller's permissions.
+    private static func failure(_ error: TableEditError) -> Failure {
+        error.isForbidden ? .forbidden(error.description) : .invalid(error.description)
     }
 
     /// Refuses an edit that brings in an error of the checks (or a plural rule without `other`).

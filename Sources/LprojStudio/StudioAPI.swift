@@ -226,9 +226,11 @@ public final class StudioAPI: Sendable {
             case .refused(let diagnostics):
                 return Self.json(422, ["error": "refused", "message": "the checks refuse this edit (nothing was written)",
                                        "diagnostics": diagnostics.map(Self.diagnosticObject)])
+            case .forbidden(let message):
+                return Self.json(403, ["error": "forbidden", "message": message])
             case .invalid(let message):
                 let field = message.contains("plural") || message.contains("category") ? "plural" : message.contains("language") ? "language" : "key"
-                return Self.json(message.contains("Permission denied") ? 403 : 400, ["error": "invalid", "field": field, "message": message])
+                return Self.json(400, ["error": "invalid", "field": field, "message": message])
             }
         }
     }

@@ -5,10 +5,13 @@ public struct TableEditError: Error, Hashable, Sendable, CustomStringConvertible
     public var path: String
     /// What is wrong, in a translator's words.
     public var message: String
+    /// Whether the caller may not change the file (its permissions, not its content).
+    public var isForbidden: Bool
 
-    public init(path: String, _ message: String) {
+    public init(path: String, _ message: String, forbidden: Bool = false) {
         self.path = path
         self.message = message
+        isForbidden = forbidden
     }
 
     public var description: String { "\(path): \(message)" }

@@ -47,6 +47,9 @@ enum EditOutput {
             case .invalid(let message):
                 if json { Console.out(CanonicalJSON.text(["error": "invalid", "message": message])) }
                 Console.fail(program, message, status: 2)
+            case .forbidden(let message):
+                if json { Console.out(CanonicalJSON.text(["error": "forbidden", "message": message])) }
+                Console.fail(program, message, status: 1)
             case .stale(let key, let language, let current, let version):
                 if json {
                     Console.out(CanonicalJSON.text(["error": "stale", "key": key, "language": language, "version": version,

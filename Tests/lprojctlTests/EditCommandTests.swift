@@ -122,6 +122,33 @@ final class EditCommandTests: XCTestCase {
                                                                  format: nil) as? [String: String], [:])
     }
 
+    func testAReadOnlyTableIsRefusedAndKeptAsItWas() throws {
+        try XCTSkipIf(getuid() != 0, "writing as another user needs root (setpriv); CI runs as root")
+        let file = bundle + "/fr.lproj/Localizable.strings"
+        let before = try text("App/fr.lproj/Localizable.strings")
+        chmod(directory.url.path, 0o755)
+        XCTAssertEqual(Glibc.system("chown -R 65534:65534 '\(bundle)' && chmod 0444 '\(file)'"), 0)
+        let lprojctl = binaryDirectory().appendingPathComponent("lprojctl").path
+        let refused = try runCommand("/usr/bin/setpriv", ["--reuid", "65534", "--regid", "65534", "--clear-groups", lprojctl,
+                                                          "set", "home_title", "Écrasé", "--bundle", bundle, "--language", "fr", "--json"])
+        XCTAssertEqual(refused.status, 1, refused.stdout + refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("is not writable by you"), refused.stderr)
+        XCTAssertTrue(refused.stdout.contains("\"forbidden\""), refused.stdout)
+        XCTAssertEqual(try text("App/fr.lproj/Localizable.strings"), before)
+        var status = stat()
+        XCTAssertEqual(stat(file, &status), 0)
+        XCTAssertEqual(status.st_mode & 0o777, 0o444, "the file is the same file, its mode kept")
+    }
+
+    func testAFIFONamedLikeATableIsRefusedWithoutWaitingOnIt() throws {
+        try FileManager.default.createDirectory(atPath: bundle + "/de.lproj", withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(bundle + "/de.lproj/Localizable.strings", 0o644), 0)
+        // Without the fix the lock's open waits for a writer forever; runCommand would then never return.
+        let refused = try lprojctl(["set", "home_title", "Startseite", "--bundle", bundle, "--language", "de"])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("is not a regular file (a FIFO)"), refused.stderr)
+    }
+
     func testBadInputGetsOneMessageAndChangesNothing() throws {
         let unknown = try lprojctl(["set", "k", "v", "--bundle", bundle + "/nowhere", "--language", "fr"])
         XCTAssertEqual(unknown.status, 2)
