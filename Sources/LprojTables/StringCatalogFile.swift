@@ -24,6 +24,19 @@ public struct StringCatalog: Hashable, Sendable {
 
 /// A parsed `.xcstrings` file.
 public struct StringCatalogFile: Sendable {
+    /// Whether `name` can name a localization, and so a `NAME.lproj`
+    /// directory: 1 to 64 ASCII letters, digits, '-' and '_', starting with a
+    /// letter (every language tag, `Base`, `zh_CN`; never a path).
+    public static func isLocalizationName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...64).contains(bytes.count), let first = bytes.first, (0x41...0x5A).contains(first) || (0x61...0x7A).contains(first) else {
+            return false
+        }
+        return bytes.allSatisfy { byte in
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+        }
+    }
+
     public var catalog: StringCatalog
     public var diagnostics: [Diagnostic]
 
@@ -83,6 +96,12 @@ public struct StringCatalogFile: Sendable {
                 }
                 for language in byLanguage.keys.sorted() {
                     let at = locator.offset(ofKey: language, from: keyOffset)
+                    guard StringCatalogFile.isLocalizationName(language) else {
+                        // It becomes a directory name (LANGUAGE.lproj) when compiled: "../x" would leave the output.
+                        locator.report(.error, at: at, "\"\(language)\" (a localization of \"\(key)\") is not a localization name",
+                                       hint: "a language tag such as en, pt-BR or zh-Hans: letters, digits, '-' and '_', not starting with '.'")
+                        continue
+                    }
                     if let entry = entry(byLanguage[language]!, key: key, language: language, at: at) {
                         tables[language, default: [:]][key] = entry
                     }

@@ -242,6 +242,40 @@ final class CatalogExchangeTests: XCTestCase {
         XCTAssertEqual((rules["files"]?["n"] as? [String: String])?["NSStringFormatValueTypeKey"], "d")
     }
 
+    func testALocalizationNamedLikeAPathIsAnErrorAndCompileWritesNothingOutsideItsOutput() throws {
+        let catalog = """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "home" : {
+                  "localizations" : {
+                    "../../escaped" : {
+                      "stringUnit" : { "state" : "translated", "value" : "Out" }
+                    },
+                    "en" : {
+                      "stringUnit" : { "state" : "translated", "value" : "Home" }
+                    }
+                  }
+                }
+              },
+              "version" : "1.0"
+            }
+
+            """
+        try directory.write("work/Localizable.xcstrings", catalog)
+        let compiled = try lprojctl(["catalog", "compile", "work/Localizable.xcstrings", "--output", "work/out/build"], in: directory.url)
+        XCTAssertEqual(compiled.status, 1, compiled.stderr)
+        XCTAssertTrue(compiled.stderr.contains("Localizable.xcstrings:6:9: error: \"../../escaped\" (a localization of \"home\") is not a localization name"),
+                      compiled.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/escaped.lproj"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/work/out/build"), "nothing was written")
+        let lint = try lprojctl(["lint", "work/Localizable.xcstrings"], in: directory.url)
+        XCTAssertEqual(lint.status, 1)
+        XCTAssertTrue(lint.stdout.contains("is not a localization name") || lint.stderr.contains("is not a localization name"), lint.stdout)
+        for name in ["en", "pt-BR", "zh-Hans", "zh_CN", "Base", "sr-Latn-RS"] { XCTAssertTrue(StringCatalogFile.isLocalizationName(name), name) }
+        for name in ["", ".", "..", "../x", "a/b", ".hidden", "-x", "é", "en\u{0}"] { XCTAssertFalse(StringCatalogFile.isLocalizationName(name), name) }
+    }
+
     func testBadInputIsOneMessageAndNothingIsWritten() throws {
         try writeBundle()
         let strings = root + "/App/de.lproj/Localizable.strings"
