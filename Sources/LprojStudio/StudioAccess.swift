@@ -60,7 +60,8 @@ public struct StudioAccess: Sendable {
             authenticated = .allowed
         } else if let cookie = request.cookie, Self.equal(cookie, token) {
             authenticated = .allowed
-        } else if let asked = request.query["token"], Self.equal(asked, token), request.method == "GET" {
+        } else if let asked = request.query["token"], Self.equal(asked, token), request.method == "GET", request.path == "/" {
+            // Only the page's first load takes it (then it is a cookie): a token in an API address would end up in logs and histories.
             authenticated = .allowedSettingCookie
         } else {
             return .refused(status: 401, field: "Authorization", message: "the studio's token is needed (open the address lprojctl studio printed)")

@@ -56,6 +56,9 @@ final class StudioTests: XCTestCase {
         let foreign = try request("PUT", "/api/entry", headers: ["Origin": "http://attacker.example"], body: "{}")
         XCTAssertEqual(foreign.status, 403)
         XCTAssertEqual(foreign.json["field"] as? String, "Origin")
+        // The token in an address is the page's first load only, never an API's or another file's.
+        XCTAssertEqual(try get("/api/bundles?token=\(token)", authenticated: false).status, 401)
+        XCTAssertEqual(try get("/studio.js?token=\(token)", authenticated: false).status, 401)
         // The page's way in: ?token= sets the cookie and leaves the address.
         let entry = try get("/?token=\(token)", authenticated: false)
         XCTAssertEqual(entry.status, 303)
