@@ -4,8 +4,11 @@ import FoundationXML
 #endif
 
 /// Reads XLIFF 1.2 (`XLIFFDocument`) with libxml2 through Foundation's
-/// `XMLParser`: external entities are never fetched, and anything that is
-/// not well formed, or not XLIFF 1.2, is one error with its line and column.
+/// `XMLParser`: a document with a DTD (`<!DOCTYPE`, and so entities of any
+/// kind) is refused before it is parsed — an entity the parser cannot
+/// resolve became an empty string that overwrote a translation — and
+/// anything that is not well formed, or not XLIFF 1.2, is one error with
+/// its line and column.
 public enum XLIFFReader {
     /// Why a document was not read: `path:line:column: error: message`.
     public struct Failure: Error, Sendable, CustomStringConvertible {
@@ -19,6 +22,10 @@ public enum XLIFFReader {
 
     /// The document in `bytes`; `path` names it in errors.
     public static func read(_ bytes: [UInt8], path: String) throws(Failure) -> XLIFFDocument {
+        if let (line, column) = doctype(in: bytes) {
+            throw Failure(path: path, line: line, column: column,
+                          message: "a document type declaration (<!DOCTYPE>): XLIFF needs none, and its entities could change the text; remove it")
+        }
         let parser = XMLParser(data: Data(bytes))
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
@@ -29,6 +36,28 @@ public enum XLIFFReader {
         if let failure = reader.failure { throw failure }
         guard reader.sawRoot else { throw Failure(path: path, line: 1, column: 1, message: "no <xliff> element") }
         return XLIFFDocument(files: reader.files)
+    }
+
+    /// Where `<!DOCTYPE` stands in the prolog (before the first element), if it does.
+    static func doctype(in bytes: [UInt8]) -> (line: Int, column: Int)? {
+        let marker = Array("<!DOCTYPE".utf8)
+        var line = 1, column = 1, index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "<"), index + 1 < bytes.count {
+                let next = bytes[index + 1]
+                // The first element ends the prolog: no DTD may follow.
+                if next != UInt8(ascii: "?") && next != UInt8(ascii: "!") { return nil }
+                if bytes[index...].starts(with: marker) { return (line, column) }
+            }
+            if bytes[index] == 0x0A {
+                line += 1
+                column = 1
+            } else if bytes[index] & 0xC0 != 0x80 {
+                column += 1
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// libxml2's error numbers (`xmlParserErrors`, which Foundation passes on as they are) in words.

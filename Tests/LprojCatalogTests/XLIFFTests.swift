@@ -52,12 +52,16 @@ final class XLIFFTests: XCTestCase {
         XCTAssertTrue(failure(inline).contains("<g> inside <source>"), failure(inline))
         XCTAssertEqual(failure(""), "t.xliff:1:1: error: no <xliff> element")
         XCTAssertTrue(failure("<xliff version=\"1.2\"><a></xliff>").contains("an end tag that does not match"), failure("<xliff version=\"1.2\"><a></xliff>"))
-        // An external entity is never fetched.
-        let external = "<?xml version=\"1.0\"?><!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><xliff version=\"1.2\"><file original=\"a\" "
+        // A DTD, and so any entity, internal or external, is refused before parsing: an entity became an empty target.
+        let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><xliff version=\"1.2\"><file original=\"a\" "
             + "source-language=\"en\"><body><trans-unit id=\"k\"><source>&e;</source></trans-unit></body></file></xliff>"
-        if let document = try? XLIFFReader.read(Array(external.utf8), path: "t.xliff") {
-            XCTAssertFalse(document.files[0].units[0].source.contains("root:"))
-        }
+        XCTAssertTrue(failure(external).hasPrefix("t.xliff:2:1: error: a document type declaration (<!DOCTYPE>)"), failure(external))
+        let inner = "<?xml version=\"1.0\"?><!-- x --><!DOCTYPE x [<!ENTITY xxe \"\">]><xliff version=\"1.2\"><file original=\"a\" "
+            + "source-language=\"en\"><body><trans-unit id=\"k\"><source>a</source><target>&xxe;</target></trans-unit></body></file></xliff>"
+        XCTAssertTrue(failure(inner).contains("t.xliff:1:32: error: a document type declaration"), failure(inner))
+        // "<!DOCTYPE" as text after the root is text, not a DTD.
+        XCTAssertEqual(failure("<xliff version=\"1.2\"><file original=\"a\" source-language=\"en\"><body><trans-unit id=\"k\"><source>"
+                               + "<![CDATA[<!DOCTYPE x>]]></source></trans-unit></body></file></xliff>"), "read")
     }
 
     func testTextSurvivesWritingAndReading() throws {
