@@ -5,7 +5,7 @@ import json, os, socket, sys
 path = os.environ.get("LPROJD_SOCKET") or (
     "/run/lprojd/lprojd.sock" if os.getuid() == 0 else
     os.path.join(os.environ["XDG_RUNTIME_DIR"], "lprojd.sock") if os.environ.get("XDG_RUNTIME_DIR") else
-    f"/tmp/lprojd-{os.getuid()}.sock")
+    f"/tmp/lprojd-{os.getuid()}/lprojd.sock")
 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 sock.connect(path)
 stream = sock.makefile("rwb")

@@ -94,7 +94,32 @@ public final class DaemonConnection {
             close(descriptor)
             throw .unreachable(path: path, reason: reason)
         }
+        if let distrust = distrust(of: descriptor, path: path) {
+            close(descriptor)
+            throw .unreachable(path: path, reason: distrust)
+        }
         return descriptor
+    }
+
+    /// Why the daemon at `path` is not to be trusted, or nil: the socket
+    /// file and the process that listens on it (SO_PEERCRED) must belong to
+    /// this user, root or the `lprojd` user — another user who bound the
+    /// path first would otherwise be told this process's misses and
+    /// selections and show it their strings. Root trusts any (it chose the path).
+    private static func distrust(of descriptor: Int32, path: String) -> String? {
+        let me = getuid()
+        guard me != 0 else { return nil }
+        var trusted: Set<UInt32> = [me, 0]
+        if let entry = getpwnam("lprojd") { trusted.insert(entry.pointee.pw_uid) }
+        var info = stat()
+        if lstat(path, &info) == 0, !trusted.contains(info.st_uid) {
+            return "the socket belongs to user \(info.st_uid), not to you, root or lprojd: not trusted (another user may pose as lprojd)"
+        }
+        var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
+        if lproj_peer_credentials(descriptor, &pid, &uid, &gid) == 0, !trusted.contains(uid) {
+            return "the daemon listening there runs as user \(uid) (pid \(pid)), not as you, root or lprojd: not trusted"
+        }
+        return nil
     }
 
     deinit {

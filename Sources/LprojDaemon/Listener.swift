@@ -41,11 +41,23 @@ struct Listener {
         }
         if let slash = path.lastIndex(of: "/"), slash != path.startIndex {
             let parent = String(path[..<slash])
+            // The fallback in /tmp is private: anyone could make it first, so who did is checked.
+            let isPrivate = parent == SocketPath.fallbackDirectory(userID: getuid())
             var info = stat()
-            if stat(parent, &info) != 0 {
-                guard mkdir(parent, 0o755) == 0 || errno == EEXIST else {
+            if lstat(parent, &info) != 0 {
+                guard mkdir(parent, isPrivate ? 0o700 : 0o755) == 0 || errno == EEXIST else {
                     throw DaemonError("cannot create the socket's directory \(parent): \(String(cString: strerror(errno)))")
                 }
+            }
+            if isPrivate {
+                guard lstat(parent, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw DaemonError("\(parent) is not a directory: another user may have made it to pose as lprojd; remove it or set XDG_RUNTIME_DIR")
+                }
+                guard info.st_uid == getuid() else {
+                    throw DaemonError("\(parent) belongs to user \(info.st_uid), not to you: another user may have made it to pose as lprojd; "
+                                      + "remove it or set XDG_RUNTIME_DIR")
+                }
+                if info.st_mode & 0o077 != 0 { chmod(parent, 0o700) }
             }
         }
         var info = stat()

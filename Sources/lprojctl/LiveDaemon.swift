@@ -9,7 +9,7 @@ enum LiveDaemon {
     static let socketHelp = """
           --socket PATH   the daemon's socket (default: $LPROJD_SOCKET, else
                           /run/lprojd/lprojd.sock for root, else
-                          $XDG_RUNTIME_DIR/lprojd.sock, else /tmp/lprojd-$UID.sock)
+                          $XDG_RUNTIME_DIR/lprojd.sock, else /tmp/lprojd-$UID/lprojd.sock)
         """
 
     /// Exit status when no daemon answers.

@@ -22,7 +22,7 @@ let help = """
                           (replaces the config's roots)
       --socket PATH       listen here (default: $LPROJD_SOCKET, else
                           /run/lprojd/lprojd.sock for root, else
-                          $XDG_RUNTIME_DIR/lprojd.sock, else /tmp/lprojd-$UID.sock)
+                          $XDG_RUNTIME_DIR/lprojd.sock, else /tmp/lprojd-$UID/lprojd.sock)
       --state DIR         where selected languages are kept (default:
                           /var/lib/lprojd for root, else $XDG_STATE_HOME/lprojd)
       --log-level LEVEL   error, warning, info or debug (default: info)
