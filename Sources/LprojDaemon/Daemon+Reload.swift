@@ -40,6 +40,13 @@ extension Daemon {
         Self.raiseDescriptorLimit(to: new.descriptorsNeeded)
         let changes = core.apply(new, roots: newRoots, polled: Self.polledRoots(newRoots, configuration: new, log: core.log))
         feed.follow(changes, of: core)
+        // Who may no longer connect is told so and let go: a reload that takes a user out of [Access] ends its access now.
+        for client in Array(clients.values) {
+            guard let refusal = core.refusalAfterReload(of: client.session) else { continue }
+            core.fail(refusal, to: nil, on: client.session)
+            flush(client)
+            if clients[client.descriptor] === client { disconnect(client, reason: refusal.message) }
+        }
         core.log.info("reloaded: watching \(core.roots.joined(separator: ", ")): \(core.catalog.bundleCount) bundles, "
                       + "\(core.catalog.served.count) tables")
     }

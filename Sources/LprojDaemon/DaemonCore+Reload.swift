@@ -1,4 +1,5 @@
 import LprojCatalog
+import LprojProtocol
 import LprojTables
 
 /// A reload's decisions: the new configuration's limits, access, waits and
@@ -16,6 +17,15 @@ extension DaemonCore {
         var switched: [String] = []
         /// `Exclude=` or `FollowLinksTo=` changed.
         var exclusionsChanged = false
+    }
+
+    /// Why a connection kept from before a reload is to be closed now (its
+    /// peer is no longer let in by `[Access]`), or nil when it stays.
+    func refusalAfterReload(of session: Session) -> ProtocolError? {
+        guard !access.mayConnect(session.peer) else { return nil }
+        counters["connections-closed-by-reload", default: 0] += 1
+        log.info("closing the connection of pid \(session.peer.pid) (uid \(session.peer.uid)): [Access] no longer lets it in")
+        return ProtocolError(.forbidden, "user \(session.peer.uid) may no longer connect ([Access] AllowUsers/AllowGroups, reloaded)")
     }
 
     /// Applies a configuration that read and checked (`roots` canonical,

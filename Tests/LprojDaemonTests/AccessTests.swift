@@ -1,4 +1,5 @@
 import Foundation
+import LprojProtocol
 import XCTest
 
 /// [Access] checked with the peer's credentials (SO_PEERCRED): a client run
@@ -30,6 +31,33 @@ final class AccessTests: XCTestCase {
             if access.hasPrefix("SelectUsers") { XCTAssertTrue(select.stderr.contains("may not select languages"), select.stderr) }
             XCTAssertEqual(daemon.stop(), 0)
         }
+    }
+
+    func testAReloadThatTakesAUserOutOfAccessClosesItsConnections() throws {
+        try requirement(getuid() == 0, "connecting as another user needs root (setpriv)")
+        let daemon = try DaemonProcess(config: "[Socket]\nMode=0666\n\n[Limits]\nFirstRequestTimeout=3600s\n")
+        chmod(daemon.directory, 0o755)
+        try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"x\";\n")
+        try daemon.start()
+        let rootConnection = try daemon.subscriber()
+        let nobody = try UserConnections(uid: 65534, socket: daemon.socket, count: 3, mode: "idle")
+        defer { nobody.finish() }
+        // Their process connects on its own time: wait until the daemon holds all three.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while try rootConnection.send(Status()).clients.count < 4 {
+            guard ContinuousClock.now < deadline else { return XCTFail("the other user's connections never arrived") }
+            _ = try rootConnection.send(Sync())
+        }
+        try daemon.rewriteConfig("[Socket]\nMode=0666\n\n[Limits]\nFirstRequestTimeout=3600s\n\n[Access]\nAllowUsers=root\n")
+        daemon.signal(SIGHUP)
+        try daemon.awaitNotification("READY=1")
+        let lines = try nobody.lines(6)
+        XCTAssertEqual(lines.filter { $0.contains("\"forbidden\"") && $0.contains("may no longer connect") }.count, 3, "\(lines)")
+        XCTAssertEqual(lines.filter { $0.hasSuffix(": closed") }.count, 3, "\(lines)")
+        let status = try rootConnection.send(Status())
+        XCTAssertEqual(status.clients.count, 1, "root's connection stays")
+        XCTAssertEqual(status.counters["connections-closed-by-reload"], 3)
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
     }
 
     /// Groups are the peer's own (SO_PEERGROUPS), as the kernel saw it connect, never the user database's: nobody is
