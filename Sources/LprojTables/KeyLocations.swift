@@ -7,8 +7,9 @@ import Foundation
 ///
 /// - `.strings` text (any encoding): where each entry's key starts (the
 ///   last definition of a key, which is the one that counts).
-/// - XML property lists (`.stringsdict`, XML `.strings`) and String
-///   Catalogs (JSON): the first place the key is written as a key.
+/// - XML property lists (`.stringsdict`, XML `.strings`): the first place
+///   the root dictionary has the key. String Catalogs (JSON): the key in
+///   `strings` (the last, when it is written twice).
 /// - Binary property lists have no lines: line 1, column 1.
 public struct KeyLocations {
     /// The file, as named.
@@ -17,7 +18,6 @@ public struct KeyLocations {
 
     private enum Form {
         case offsets([String: Int], SourceText)
-        case located(KeyLocator)
         case none
     }
 
@@ -39,9 +39,11 @@ public struct KeyLocations {
             return decoded.withUTF8(of: raw) { Array($0) }
         }
         if path.hasSuffix(".xcstrings") {
-            form = .located(KeyLocator(syntax: .json, file: path, bytes: text))
+            var offsets: [String: Int] = [:]
+            for string in (try? CatalogJSON.parse(text))?["strings"]?.uniqueMembers ?? [] { offsets[string.key] = string.keyOffset }
+            form = .offsets(offsets, SourceText(bytes: text))
         } else if text.withUnsafeBufferPointer({ PropertyListTable.looksLikeXML($0) }) {
-            form = .located(KeyLocator(syntax: .xmlPropertyList, file: path, bytes: text))
+            form = .offsets(KeyLocator(file: path, bytes: text).entryOffsets, SourceText(bytes: text))
         } else {
             var offsets: [String: Int] = [:]
             text.withUnsafeBufferPointer { buffer in
@@ -57,12 +59,6 @@ public struct KeyLocations {
         switch form {
         case .offsets(let offsets, var source):
             guard let offset = offsets[key] else { return nil }
-            return source.location(of: offset)
-        case .located(let locator):
-            // A key is never written at the very start of an XML or JSON file: 0 is "not found".
-            let offset = locator.offset(ofKey: key)
-            guard offset > 0 else { return nil }
-            var source = SourceText(bytes: locator.sourceBytes)
             return source.location(of: offset)
         case .none:
             return nil

@@ -40,173 +40,181 @@ public struct StringCatalogFile: Sendable {
     public var catalog: StringCatalog
     public var diagnostics: [Diagnostic]
 
-    /// Parses String Catalog JSON. `path` names the file in diagnostics.
+    /// Parses String Catalog JSON in one pass (`CatalogJSON`: every key's
+    /// place is known as it is read). `path` names the file in diagnostics.
     public init(bytes: some ContiguousBytes, path: String) {
-        let data = bytes.withUnsafeBytes { Data($0) }
-        var parser = Parser(locator: KeyLocator(syntax: .json, file: path, bytes: Array(data)))
-        catalog = parser.parse(data)
-        diagnostics = parser.locator.diagnostics
+        let text = bytes.withUnsafeBytes { Array($0.bindMemory(to: UInt8.self)) }
+        var parser = Parser(sink: DiagnosticSink(file: path, bytes: text))
+        catalog = parser.parse(text)
+        diagnostics = parser.sink.diagnostics.sorted { ($0.line, $0.column, $0.message) < ($1.line, $1.column, $1.message) }
     }
 
     private struct Parser {
-        var locator: KeyLocator
+        var sink: DiagnosticSink
         var tables: [String: [String: Entry]] = [:]
         var keys: [String] = []
 
-        mutating func parse(_ data: Data) -> StringCatalog {
-            let object: Any
+        mutating func parse(_ text: [UInt8]) -> StringCatalog {
+            let root: CatalogJSON
             do {
-                object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+                let read = try CatalogJSON.read(text)
+                root = read.value
+                for duplicate in read.duplicates {
+                    let (line, _) = sink.source.location(of: duplicate.first)
+                    sink.report(.warning, at: duplicate.second,
+                                   "\"\(duplicate.key)\" is written twice in one object (first at line \(line)); the last one counts",
+                                   hint: "remove one of them")
+                }
             } catch {
-                let message = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-                let offset = Self.characterOffset(in: message) ?? data.count
-                locator.report(.error, at: offset, "not valid JSON: \(message)")
+                sink.report(.error, at: error.offset, "not valid JSON: \(error.message)")
                 return StringCatalog(sourceLanguage: "", version: "", tables: [:])
             }
-            guard let root = object as? [String: Any] else {
-                locator.report(.error, at: 0, "a String Catalog must be a JSON object")
+            guard case .object = root else {
+                sink.report(.error, at: 0, "a String Catalog must be a JSON object")
                 return StringCatalog(sourceLanguage: "", version: "", tables: [:])
             }
-            let sourceLanguage = root["sourceLanguage"] as? String ?? ""
+            let sourceLanguage = root["sourceLanguage"]?.stringValue ?? ""
             if sourceLanguage.isEmpty {
-                locator.report(.error, at: locator.offset(ofKey: "sourceLanguage"), "the catalog has no \"sourceLanguage\"",
+                sink.report(.error, at: root.member("sourceLanguage")?.keyOffset ?? 0, "the catalog has no \"sourceLanguage\"",
                                hint: "add \"sourceLanguage\" : \"en\"")
             }
-            let version = root["version"] as? String ?? ""
+            let version = root["version"]?.stringValue ?? ""
             if version != "1.0" && version != "1.1" {
-                locator.report(.warning, at: locator.offset(ofKey: "version"),
+                sink.report(.warning, at: root.member("version")?.keyOffset ?? 0,
                                "catalog version \"\(version)\" is not one this reader knows (1.0, 1.1)")
             }
-            guard let strings = root["strings"] as? [String: Any] else {
-                locator.report(.error, at: locator.offset(ofKey: "strings"), "the catalog has no \"strings\" object")
+            guard let stringsMember = root.member("strings"), let strings = stringsMember.value.uniqueMembers else {
+                sink.report(.error, at: root.member("strings")?.keyOffset ?? 0, "the catalog has no \"strings\" object")
                 return StringCatalog(sourceLanguage: sourceLanguage, version: version, tables: [:])
             }
-            let stringsOffset = locator.offset(ofKey: "strings")
-            for key in strings.keys.sorted() {
-                let keyOffset = locator.offset(ofKey: key, from: stringsOffset)
-                guard let item = strings[key] as? [String: Any] else {
-                    locator.report(.error, at: keyOffset, "the string \"\(key)\" must be an object")
+            for string in strings {
+                let key = string.key, keyOffset = string.keyOffset
+                guard case .object = string.value else {
+                    sink.report(.error, at: keyOffset, "the string \"\(key)\" must be an object")
                     continue
                 }
-                if item["shouldTranslate"] as? Bool != false { keys.append(key) }
-                guard let localizations = item["localizations"] else { continue }
-                guard let byLanguage = localizations as? [String: Any] else {
-                    locator.report(.error, at: keyOffset, "\"localizations\" of \"\(key)\" must be an object")
+                if string.value["shouldTranslate"] != .bool(false) { keys.append(key) }
+                guard let localizations = string.value.member("localizations") else { continue }
+                guard let byLanguage = localizations.value.uniqueMembers else {
+                    sink.report(.error, at: localizations.keyOffset, "\"localizations\" of \"\(key)\" must be an object")
                     continue
                 }
-                for language in byLanguage.keys.sorted() {
-                    let at = locator.offset(ofKey: language, from: keyOffset)
+                for localization in byLanguage {
+                    let language = localization.key, at = localization.keyOffset
                     guard StringCatalogFile.isLocalizationName(language) else {
                         // It becomes a directory name (LANGUAGE.lproj) when compiled: "../x" would leave the output.
-                        locator.report(.error, at: at, "\"\(language)\" (a localization of \"\(key)\") is not a localization name",
+                        sink.report(.error, at: at, "\"\(language)\" (a localization of \"\(key)\") is not a localization name",
                                        hint: "a language tag such as en, pt-BR or zh-Hans: letters, digits, '-' and '_', not starting with '.'")
                         continue
                     }
-                    if let entry = entry(byLanguage[language]!, key: key, language: language, at: at) {
+                    if let entry = entry(localization.value, key: key, language: language, at: at) {
                         tables[language, default: [:]][key] = entry
                     }
                 }
             }
+            keys.sort()
             return StringCatalog(sourceLanguage: sourceLanguage, version: version, tables: tables.mapValues { Table($0) }, keys: keys)
         }
 
         /// One language's unit: `stringUnit` or `variations`, plus `substitutions`.
-        private mutating func entry(_ object: Any, key: String, language: String, at offset: Int) -> Entry? {
+        private mutating func entry(_ unit: CatalogJSON, key: String, language: String, at offset: Int) -> Entry? {
             let place = "\"\(key)\" (\(language))"
-            guard let unit = object as? [String: Any] else {
-                locator.report(.error, at: offset, "the localization \(place) must be an object")
+            guard case .object = unit else {
+                sink.report(.error, at: offset, "the localization \(place) must be an object")
                 return nil
             }
             guard let (variants, state) = self.variants(unit, place: place, at: offset) else { return nil }
             var substitutions: [String: Substitution] = [:]
-            if let list = unit["substitutions"] {
-                guard let byName = list as? [String: Any] else {
-                    locator.report(.error, at: offset, "\"substitutions\" of \(place) must be an object")
+            if let list = unit.member("substitutions") {
+                guard let byName = list.value.uniqueMembers else {
+                    sink.report(.error, at: list.keyOffset, "\"substitutions\" of \(place) must be an object")
                     return nil
                 }
-                for name in byName.keys.sorted() {
-                    let nameOffset = locator.offset(ofKey: name, from: offset)
-                    guard let substitution = byName[name] as? [String: Any],
-                          let (subVariants, _) = self.variants(substitution, place: "substitution \"\(name)\" of \(place)", at: nameOffset)
+                for member in byName {
+                    let name = member.key, substitution = member.value
+                    guard case .object = substitution else {
+                        sink.report(.error, at: member.keyOffset, "the substitution \"\(name)\" of \(place) must be an object")
+                        return nil
+                    }
+                    guard let (subVariants, _) = self.variants(substitution, place: "substitution \"\(name)\" of \(place)", at: member.keyOffset)
                     else { return nil }
                     var argumentNumber: Int?
-                    if let number = substitution["argNum"] {
-                        guard let value = number as? Int, value >= 1 else {
-                            locator.report(.error, at: locator.offset(ofKey: "argNum", from: nameOffset),
+                    if let number = substitution.member("argNum") {
+                        guard case .number(let text) = number.value, let value = Int(text), value >= 1 else {
+                            sink.report(.error, at: number.keyOffset,
                                            "\"argNum\" of substitution \"\(name)\" in \(place) must be a whole number from 1")
                             return nil
                         }
                         argumentNumber = value
                     }
                     substitutions[name] = Substitution(argumentNumber: argumentNumber,
-                                                       formatSpecifier: substitution["formatSpecifier"] as? String,
+                                                       formatSpecifier: substitution["formatSpecifier"]?.stringValue,
                                                        variants: subVariants)
                 }
             }
             var referenced: [String] = []
             StringsDictFile.forEachText(variants) { referenced += FormatVariables.names(in: $0) }
             for name in Set(referenced).sorted() where substitutions[name] == nil {
-                locator.report(.error, at: offset, "\(place) uses %#@\(name)@ but has no substitution \"\(name)\"")
+                sink.report(.error, at: offset, "\(place) uses %#@\(name)@ but has no substitution \"\(name)\"")
                 return nil
             }
             return Entry(value: variants, substitutions: substitutions, state: state)
         }
 
         /// A `stringUnit` or a `variations` tree.
-        private mutating func variants(_ unit: [String: Any], place: String, at offset: Int) -> (Variants, TranslationState?)? {
-            if let stringUnit = unit["stringUnit"] {
-                guard let fields = stringUnit as? [String: Any], let value = fields["value"] as? String else {
-                    locator.report(.error, at: locator.offset(ofKey: "stringUnit", from: offset),
-                                   "the stringUnit of \(place) needs a string \"value\"")
+        private mutating func variants(_ unit: CatalogJSON, place: String, at offset: Int) -> (Variants, TranslationState?)? {
+            if let stringUnit = unit.member("stringUnit") {
+                guard let value = stringUnit.value["value"]?.stringValue else {
+                    sink.report(.error, at: stringUnit.keyOffset, "the stringUnit of \(place) needs a string \"value\"")
                     return nil
                 }
                 var state: TranslationState?
-                if let name = fields["state"] as? String {
+                if let field = stringUnit.value.member("state"), let name = field.value.stringValue {
                     state = TranslationState(rawValue: name)
                     if state == nil {
-                        locator.report(.warning, at: locator.offset(ofKey: "state", from: offset),
+                        sink.report(.warning, at: field.keyOffset,
                                        "unknown state \"\(name)\" in \(place)", hint: "use new, translated, needs_review or stale")
                     }
                 }
                 return (.text(value), state)
             }
-            guard let variations = unit["variations"] as? [String: Any] else {
-                locator.report(.error, at: offset, "\(place) has neither a \"stringUnit\" nor \"variations\"")
+            guard let variations = unit["variations"], case .object = variations else {
+                sink.report(.error, at: offset, "\(place) has neither a \"stringUnit\" nor \"variations\"")
                 return nil
             }
             for (kind, allowed) in [("plural", Variants.pluralCategories), ("device", Variants.devices)] {
-                guard let forms = variations[kind] else { continue }
-                let kindOffset = locator.offset(ofKey: kind, from: offset)
-                guard let byCase = forms as? [String: Any] else {
-                    locator.report(.error, at: kindOffset, "\"\(kind)\" variations of \(place) must be an object")
+                guard let forms = variations.member(kind) else { continue }
+                let kindOffset = forms.keyOffset
+                guard let byCase = forms.value.uniqueMembers else {
+                    sink.report(.error, at: kindOffset, "\"\(kind)\" variations of \(place) must be an object")
                     return nil
                 }
                 var result: [String: Variants] = [:]
-                for name in byCase.keys.sorted() {
-                    let caseOffset = locator.offset(ofKey: name, from: kindOffset)
+                for member in byCase {
+                    let name = member.key
                     guard allowed.contains(name) else {
-                        locator.report(.warning, at: caseOffset, "\"\(name)\" is not a \(kind) case; it is never used",
+                        sink.report(.warning, at: member.keyOffset, "\"\(name)\" is not a \(kind) case; it is never used",
                                        hint: "use one of \(allowed.joined(separator: ", "))")
                         continue
                     }
-                    guard let nested = byCase[name] as? [String: Any],
-                          let (variant, _) = variants(nested, place: "\(kind) \"\(name)\" of \(place)", at: caseOffset)
-                    else { return nil }
+                    guard case .object = member.value,
+                          let (variant, _) = variants(member.value, place: "\(kind) \"\(name)\" of \(place)", at: member.keyOffset)
+                    else {
+                        if case .object = member.value {} else {
+                            sink.report(.error, at: member.keyOffset, "\(kind) \"\(name)\" of \(place) must be an object")
+                        }
+                        return nil
+                    }
                     result[name] = variant
                 }
                 if kind == "plural", result["other"] == nil {
-                    locator.report(.warning, at: kindOffset,
+                    sink.report(.warning, at: kindOffset,
                                    "plural variations of \(place) have no \"other\" case; numbers no other category covers have no text")
                 }
                 return (kind == "plural" ? .plural(result) : .device(result), nil)
             }
-            locator.report(.error, at: offset, "variations of \(place) are neither \"plural\" nor \"device\"")
+            sink.report(.error, at: offset, "variations of \(place) are neither \"plural\" nor \"device\"")
             return nil
-        }
-
-        private static func characterOffset(in message: String) -> Int? {
-            guard let range = message.range(of: "character ") else { return nil }
-            return Int(message[range.upperBound...].prefix { $0.isNumber })
         }
     }
 }

@@ -22,14 +22,14 @@ public struct StringsDictFile: Sendable {
     /// list may decode into.
     public init(bytes: some ContiguousBytes, path: String, limits: TableLimits = TableLimits()) {
         let data = bytes.withUnsafeBytes { Data($0) }
-        var locator = KeyLocator(syntax: .xmlPropertyList, file: path, bytes: Array(data))
+        var locator = KeyLocator(file: path, bytes: Array(data))
         var entries: [String: Entry] = [:]
         let (object, failure) = PropertyListTable.decode(data, path: path, limits: limits)
         if let failure {
             locator.report(failure)
         } else if let root = object as? [String: Any] {
             for key in root.keys.sorted() {
-                let at = locator.offset(ofKey: key)
+                let at = locator.entryOffsets[key] ?? 0
                 if let entry = Self.entry(key, root[key]!, at: at, locator: &locator) { entries[key] = entry }
             }
         } else {

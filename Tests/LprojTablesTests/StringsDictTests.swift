@@ -80,6 +80,23 @@ final class StringsDictTests: XCTestCase {
         XCTAssertTrue(file.diagnostics.first!.message.contains("strin"), file.diagnostics.first!.message)
     }
 
+    /// An entry is placed where the root dictionary has its key: not at a
+    /// nested key of the same name written before it, and with its
+    /// entities decoded.
+    func testAnEntryIsPlacedAtItsOwnKey() {
+        let body = """
+            <key>a</key><dict><key>NSStringLocalizedFormatKey</key><string>%#@one@</string>
+            \(variable("one", ["other": "x"]))</dict>
+            <!-- <dict><key>one</key> -->
+            <key>one</key><string>not a dict</string>
+            <key>Tom &amp; Jerry</key><string>not a dict either</string>
+            """
+        let file = StringsDictFile(bytes: plist(body), path: "L.stringsdict")
+        XCTAssertEqual(file.diagnostics.map(\.message), ["entry \"one\" must be a dictionary, found a string",
+                                                         "entry \"Tom & Jerry\" must be a dictionary, found a string"])
+        XCTAssertEqual(file.diagnostics.map { [$0.line, $0.column] }, [[8, 1], [9, 1]])
+    }
+
     func testCorpusStringsDictsParseWithoutErrors() throws {
         let paths = files(under: try corpusDirectory(), extensions: ["stringsdict"])
         XCTAssertEqual(paths.count, 40)
