@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -178,6 +180,12 @@ long lproj_send_with_descriptors(int socket, const void *bytes, size_t count, co
         memcpy(CMSG_DATA(header), fds, sizeof(int) * (size_t)fd_count);
     }
     return sendmsg(socket, &message, MSG_NOSIGNAL);
+}
+
+long lproj_unread_bytes(int socket) {
+    int count = 0;
+    if (ioctl(socket, SIOCOUTQ, &count) != 0) return -1;
+    return count;
 }
 
 long lproj_receive_with_descriptors(int socket, void *bytes, size_t size, int *fds, int capacity, int *fd_count) {

@@ -18,28 +18,39 @@ final class ClientConnection {
     var hasSentRequest = false
     /// Where the images attached to replies come from.
     private let images: ImageShelf
+    /// What may be in flight to clients, over every connection.
+    private let budget: DescriptorBudget
+    /// Descriptors sent on this socket that the peer may not have read yet.
+    private var unread = 0
 
-    init(descriptor: Int32, session: Session, maximumLineLength: Int, images: ImageShelf) {
+    init(descriptor: Int32, session: Session, maximumLineLength: Int, images: ImageShelf, budget: DescriptorBudget) {
         self.descriptor = descriptor
         self.session = session
         self.framer = LineFramer(maximumLineLength: maximumLineLength)
         self.images = images
+        self.budget = budget
         connected = .now
     }
 
     /// Writes as much of the session's queue as the socket takes, with the
-    /// images attached to a reply sent with its first byte. Returns false
-    /// when the peer is gone — or when an image could not be made: the
-    /// reply promised it, so the connection ends (the client reads the files).
+    /// images attached to a line sent with its first byte. Images that may
+    /// not or cannot go (`DescriptorBudget`, ETOOMANYREFS, an image that
+    /// could not be made) are withheld: the line made for that goes
+    /// instead. Returns false when the peer is gone.
     func flush() -> Bool {
         var failed = false
         while session.queuedBytes > 0, !failed {
             var wouldBlock = false
+            var withheld: String?
             session.write { bytes, attached in
                 var descriptors: [Int32] = []
                 if !attached.isEmpty {
+                    if let refusal = refusal(toSend: attached.count) {
+                        withheld = refusal
+                        return 0
+                    }
                     guard let made = images.descriptors(for: attached) else {
-                        failed = true
+                        withheld = "an image could not be made (the daemon is out of memory or file descriptors)"
                         return 0
                     }
                     descriptors = made
@@ -48,15 +59,49 @@ final class ClientConnection {
                     let count = descriptors.isEmpty
                         ? send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
                         : lproj_send_with_descriptors(descriptor, bytes.baseAddress, bytes.count, descriptors, Int32(descriptors.count))
-                    if count >= 0 { return count }
+                    if count >= 0 {
+                        if count > 0, !descriptors.isEmpty {
+                            unread += descriptors.count
+                            budget.sent(descriptors.count, to: session.peer.uid)
+                        }
+                        return count
+                    }
                     if errno == EINTR { continue }
-                    if errno == EAGAIN || errno == EWOULDBLOCK { wouldBlock = true } else { failed = true }
+                    if errno == EAGAIN || errno == EWOULDBLOCK {
+                        wouldBlock = true
+                    } else if errno == ETOOMANYREFS && !descriptors.isEmpty {
+                        withheld = "the kernel refuses to send more descriptors (ETOOMANYREFS: clients hold too many unread)"
+                    } else {
+                        failed = true
+                    }
                     return 0
                 }
+            }
+            if let withheld {
+                session.withholdImages(because: withheld)
+                images.countWithheld()
             }
             if wouldBlock { break }
         }
         return !failed
+    }
+
+    /// Gives back what this connection had in flight (it is closing).
+    func settleDescriptors() {
+        budget.settled(unread, of: session.peer.uid)
+        unread = 0
+    }
+
+    /// Gives back what it had in flight if its peer has read everything.
+    func settleIfRead() {
+        if unread > 0, lproj_unread_bytes(descriptor) == 0 { settleDescriptors() }
+    }
+
+    /// Why `count` descriptors may not go now, nil when they may; what the
+    /// peer has read since the last send is given back first.
+    private func refusal(toSend count: Int) -> String? {
+        settleIfRead()
+        return budget.refusal(toSend: count, unread: unread, user: session.peer.uid)
     }
 }
 

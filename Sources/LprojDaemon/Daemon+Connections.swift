@@ -32,7 +32,7 @@ extension Daemon {
                 session = admitted
             }
             let client = ClientConnection(descriptor: descriptor, session: session, maximumLineLength: core.configuration.maximumRequestBytes,
-                                          images: images)
+                                          images: images, budget: descriptorBudget)
             clients[descriptor] = client
             bySession[session.id] = descriptor
             session.writeNow = { first, second in lproj_send_two(descriptor, first.baseAddress, first.count, second.baseAddress, second.count) }

@@ -38,6 +38,7 @@ extension Daemon {
             return core.reloadFailed(error)
         }
         Self.raiseDescriptorLimit(to: new.descriptorsNeeded)
+        descriptorBudget.limit = Self.descriptorLimit
         let changes = core.apply(new, roots: newRoots, polled: Self.polledRoots(newRoots, configuration: new, log: core.log))
         feed.follow(changes, of: core)
         // Who may no longer connect is told so and let go: a reload that takes a user out of [Access] ends its access now.

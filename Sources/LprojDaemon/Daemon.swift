@@ -31,6 +31,8 @@ public final class Daemon {
     var clients: [Int32: ClientConnection] = [:]
     /// The table images clients map (`images`), shared between them.
     let images = ImageShelf()
+    /// What may be in flight to clients as descriptors (the kernel's limit is this process's).
+    let descriptorBudget: DescriptorBudget
     let feed: TreeFeed
     let listener: Listener
     let poller: Int32
@@ -83,6 +85,7 @@ public final class Daemon {
             throw DaemonError(problem)
         }
         Self.raiseDescriptorLimit(to: configuration.descriptorsNeeded)
+        descriptorBudget = DescriptorBudget(limit: Self.descriptorLimit)
         for warning in configuration.warnings() { log.warning(warning) }
         let selections: Selections
         do throws(SelectionError) {
@@ -131,6 +134,9 @@ public final class Daemon {
                  + "\(feed.tree.watchCount) directories; listening on \(listener.path)")
         let feed = self.feed
         core.treeStatus = { feed.status }
+        descriptorBudget.settleRead = { [unowned self] in
+            for client in clients.values { client.settleIfRead() }
+        }
         add(listener.descriptor, events: interestIn)
         add(feed.tree.descriptor, events: interestIn)
         add(signals, events: interestIn)
@@ -139,6 +145,13 @@ public final class Daemon {
     }
 
     /// Raises the soft limit of open files towards `needed`, as far as the hard limit lets it.
+    /// How many descriptors this process may open (its soft RLIMIT_NOFILE).
+    static var descriptorLimit: Int {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return 1024 }
+        return Int(clamping: limits.rlim_cur)
+    }
+
     static func raiseDescriptorLimit(to needed: Int) {
         var limits = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0, limits.rlim_cur < rlim_t(needed) else { return }
@@ -298,6 +311,7 @@ public final class Daemon {
         if images.takeHandedOut() {
             images.trim(to: core.configuration.sharedImages)
             core.counters["images-made"] = images.made
+            if images.withheld > 0 { core.counters["images-withheld"] = images.withheld }
         }
         let owed = core.publisher.settleLagging(client.session)
         for subscription in owed {
@@ -325,6 +339,7 @@ public final class Daemon {
         client.session.writeNow = nil
         lproj_epoll_remove(poller, client.descriptor)
         close(client.descriptor)
+        client.settleDescriptors()
         clients[client.descriptor] = nil
         bySession[client.session.id] = nil
         core.close(client.session)

@@ -116,7 +116,9 @@ extension DaemonCore {
         attached.sort { $0.address < $1.address }
         let summaries = attached.map { ImageSummary(language: $0.address.localization, table: $0.address.table, entries: $0.table.count) }
         do {
-            publisher.send(try Wire.reply(Images.Reply(clock: clock, images: summaries), to: id), to: session, attaching: attached)
+            publisher.send(try Wire.reply(Images.Reply(clock: clock, images: summaries), to: id), to: session, attaching: attached) { reason in
+                Wire.failure(ProtocolError(.busy, "images withheld: \(reason); or read the files"), to: id)
+            }
         } catch {
             return .failure(ProtocolError(.internal, "cannot encode the reply: \(error)"))
         }

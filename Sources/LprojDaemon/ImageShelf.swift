@@ -22,6 +22,8 @@ final class ImageShelf {
     private var tick: UInt64 = 0
     /// Images made since start (a `status` counter).
     private(set) var made: UInt64 = 0
+    /// Lines sent without their images since start (a `status` counter: `DescriptorBudget`).
+    private(set) var withheld: UInt64 = 0
     /// Whether descriptors were handed out since `takeHandedOut` last said so.
     private var handedOut = false
 
@@ -54,7 +56,13 @@ final class ImageShelf {
         return descriptors
     }
 
-    /// Whether images were handed out since the last call (then: trim, count).
+    /// Counts a line sent without its images.
+    func countWithheld() {
+        withheld += 1
+        handedOut = true
+    }
+
+    /// Whether images were handed out (or withheld) since the last call (then: trim, count).
     func takeHandedOut() -> Bool {
         defer { handedOut = false }
         return handedOut

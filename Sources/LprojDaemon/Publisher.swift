@@ -87,9 +87,10 @@ final class Publisher {
         touched.insert(session.id)
     }
 
-    /// Queues a reply whose first byte carries the images of `images`.
-    func send(_ line: [UInt8], to session: Session, attaching images: [AttachedImage]) {
-        session.enqueue(line, attaching: images)
+    /// Queues a reply whose first byte carries the images of `images`, or
+    /// the line `withheld` makes from the reason they could not go.
+    func send(_ line: [UInt8], to session: Session, attaching images: [AttachedImage], withheld: @escaping (_ reason: String) -> [UInt8]) {
+        session.enqueue(line, attaching: images, withheld: withheld)
         touched.insert(session.id)
     }
 
@@ -122,10 +123,10 @@ final class Publisher {
             if position + Self.lookahead < sessions.count {
                 lproj_prefetch_for_write(Unmanaged.passUnretained(sessions[position + Self.lookahead]).toOpaque())
             }
-            let (matched, dropped) = session.enqueueEvent(about: scope) { wantsImages in
-                guard let image, wantsImages else { return (body, []) }
+            let (matched, dropped) = session.enqueueEvent(about: scope, body) {
+                guard let image else { return nil }
                 if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }
-                return markedBody.map { ($0, [image.table]) } ?? (body, [])
+                return markedBody.map { ($0, [image.table]) }
             }
             if dropped > 0 { counters["events-dropped", default: 0] += UInt64(dropped) }
             // A session whose event went straight out has nothing left for the shell.

@@ -37,9 +37,9 @@ final class Session {
     private var accounted = 0
     private var output: [UInt8] = []
     private var written = 0
-    /// Tables whose images go with the byte at `offset` of `output` (the
-    /// first byte of an `images` reply or of a `table-changed` event), in order of offset.
-    private var attachments: [(offset: Int, images: [AttachedImage])] = []
+    /// Lines whose first byte carries images (an `images` reply, a
+    /// `table-changed` event), in order of offset in `output`.
+    private var attachments: [Attachment] = []
     /// Set when a subscription is marked lagging, cleared when the lagging are taken: most flushes need not look.
     private var mayLag = false
     /// Writes two runs of bytes to the client at once, where the shell gave
@@ -96,29 +96,29 @@ final class Session {
     }
 
     /// Queues an event for the subscription `name` unless the queue is full,
-    /// in which case the subscription is marked lagging. Returns whether it
-    /// was queued. The line's first byte carries the images of `images`.
+    /// in which case the subscription is marked lagging. Returns whether it was queued.
     @discardableResult
-    func enqueueEvent(_ body: [UInt8], for name: String, attaching images: [AttachedImage] = []) -> Bool {
+    func enqueueEvent(_ body: [UInt8], for name: String) -> Bool {
         guard let index = subscriptions.index(forKey: name) else { return false }
         defer { account() }
-        return enqueueEvent(body, at: index, attaching: images)
+        return enqueueEvent(body, at: index, imaged: nil)
     }
 
     /// Queues an event about `scope` for each subscription that matches it,
-    /// as `enqueueEvent(_:for:attaching:)` does; `line` gives the body and
-    /// images for a subscription that wants images or not. Returns whether
-    /// any matched and how many dropped it. (The fan-out's inner loop: each
+    /// as `enqueueEvent(_:for:)` does: `body`, or for a subscription that
+    /// asked for images what `imaged` gives (the body that says an image
+    /// comes, and the image; nil when there is none). Returns whether any
+    /// matched and how many dropped it. (The fan-out's inner loop: each
     /// subscription is read in place, not copied and looked up again by name.)
-    func enqueueEvent(about scope: Scope, _ line: (_ wantsImages: Bool) -> (body: [UInt8], images: [AttachedImage])) -> (matched: Bool, dropped: Int) {
+    func enqueueEvent(about scope: Scope, _ body: [UInt8], imaged: () -> (body: [UInt8], images: [AttachedImage])?) -> (matched: Bool, dropped: Int) {
         var matched = false
         var dropped = 0
         var index = subscriptions.startIndex
         while index != subscriptions.endIndex {
             if subscriptions.values[index].matches(scope, app: app, missReader: missReader) {
                 matched = true
-                let (body, images) = line(subscriptions.values[index].wantsImages)
-                if !enqueueEvent(body, at: index, attaching: images) { dropped += 1 }
+                let withImages = subscriptions.values[index].wantsImages ? imaged() : nil
+                if !enqueueEvent(body, at: index, imaged: withImages) { dropped += 1 }
             }
             subscriptions.formIndex(after: &index)
         }
@@ -126,16 +126,27 @@ final class Session {
         return (matched, dropped)
     }
 
-    private func enqueueEvent(_ body: [UInt8], at index: [String: Subscription].Index, attaching images: [AttachedImage]) -> Bool {
+    /// Queues `body` for the subscription at `index`, or `imaged.body` with
+    /// its images attached (and `body` kept to go instead if they cannot).
+    private func enqueueEvent(_ body: [UInt8], at index: [String: Subscription].Index, imaged: (body: [UInt8], images: [AttachedImage])?) -> Bool {
         if subscriptions.values[index].lagging { return false }
         if isFull {
             subscriptions.values[index].lagging = true
             mayLag = true
             return false
         }
-        if !images.isEmpty { attachments.append((output.count, images)) }
         let prefix = subscriptions.values[index].prefix
-        if images.isEmpty, output.isEmpty, let writeNow {
+        if let imaged, !imaged.images.isEmpty {
+            let start = output.count
+            Wire.appendAddressed(imaged.body, prefix: prefix, to: &output)
+            attachments.append(Attachment(offset: start, length: output.count - start, images: imaged.images) { _ in
+                var line: [UInt8] = []
+                Wire.appendAddressed(body, prefix: prefix, to: &line)
+                return line
+            })
+            return true
+        }
+        if output.isEmpty, let writeNow {
             let rest = Wire.afterPrefix(body)
             let written = prefix.withUnsafeBytes { prefixBytes in
                 rest.withUnsafeBytes { restBytes in max(0, writeNow(prefixBytes, restBytes)) }
@@ -152,10 +163,23 @@ final class Session {
         return true
     }
 
-    /// Queues a reply whose first byte carries the images of `images` (the shell attaches them).
-    func enqueue(_ line: [UInt8], attaching images: [AttachedImage]) {
-        if !images.isEmpty { attachments.append((output.count, images)) }
+    /// Queues a reply whose first byte carries the images of `images` (the
+    /// shell attaches them); `withheld` makes the line that goes instead
+    /// when they cannot, from the reason.
+    func enqueue(_ line: [UInt8], attaching images: [AttachedImage], withheld: @escaping (_ reason: String) -> [UInt8]) {
+        if !images.isEmpty { attachments.append(Attachment(offset: output.count, length: line.count, images: images, withheld: withheld)) }
         output += line
+        account()
+    }
+
+    /// Replaces the line about to be written, whose images the shell
+    /// cannot send (`reason`), with the line made to go without them.
+    func withholdImages(because reason: String) {
+        guard let next = attachments.first, next.offset == written else { return }
+        attachments.removeFirst()
+        let line = next.withheld(reason)
+        output.replaceSubrange(written..<(written + next.length), with: line)
+        for index in attachments.indices { attachments[index].offset += line.count - next.length }
         account()
     }
 
@@ -210,4 +234,13 @@ final class Session {
 struct AttachedImage {
     var address: TableAddress
     var table: Table
+}
+
+/// A queued line whose first byte carries images, and the line to send
+/// in its place when they cannot go (`Session.withholdImages`).
+private struct Attachment {
+    var offset: Int
+    var length: Int
+    var images: [AttachedImage]
+    var withheld: (_ reason: String) -> [UInt8]
 }

@@ -288,9 +288,7 @@ func refusalOf<R: Request>(_ request: R, on connection: DaemonConnection, file: 
 /// line the daemon sends and each close as `N: line` / `N: closed` on their
 /// output, until their standard input closes.
 final class UserConnections {
-    private let process = Process()
-    private let input = Pipe(), output = Pipe()
-    private var buffered: [UInt8] = []
+    private let script: UserScript
 
     private static let script = #"""
     import selectors, socket, sys
@@ -322,41 +320,16 @@ final class UserConnections {
     """#
 
     init(uid: UInt32, socket: String, count: Int, mode: String) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "/usr/bin/python3", "-c", Self.script,
-                             socket, "\(count)", mode]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
+        script = try UserScript(uid: uid, Self.script, arguments: [socket, "\(count)", mode])
     }
 
     /// The next `count` lines it reports, waiting at most `timeout` in all.
     func lines(_ count: Int, timeout: Duration = .seconds(30)) throws -> [String] {
-        let deadline = ContinuousClock.now + timeout
-        var lines: [String] = []
-        let descriptor = output.fileHandleForReading.fileDescriptor
-        while lines.count < count {
-            if let newline = buffered.firstIndex(of: 0x0A) {
-                lines.append(String(decoding: buffered[..<newline], as: UTF8.self))
-                buffered.removeSubrange(...newline)
-                continue
-            }
-            let left = deadline - .now
-            guard left > .zero else { throw DaemonTestError("only \(lines.count) of \(count) lines: \(lines)") }
-            var poll = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000)
-            guard Glibc.poll(&poll, 1, max(1, milliseconds)) > 0 else { continue }
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            let read = Glibc.read(descriptor, &chunk, chunk.count)
-            guard read > 0 else { throw DaemonTestError("the connections' process ended after \(lines)") }
-            buffered += chunk.prefix(read)
-        }
-        return lines
+        try script.lines(count, timeout: timeout)
     }
 
     /// Closes its standard input: it closes its connections and exits.
     func finish() {
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        script.finish()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LprojProtocol
+import LprojTables
 import XCTest
 @testable import LprojDaemon
 
@@ -60,6 +61,54 @@ final class LimitRuleTests: XCTestCase {
         XCTAssertFalse(session.isFull)
         session.enqueue([UInt8](repeating: 0x20, count: 8192 - session.subscriptionBytes))
         XCTAssertTrue(session.isFull)
+    }
+
+    func testDescriptorsInFlightAreBudgetedPerConnectionPerUserAndInAll() {
+        let budget = DescriptorBudget(limit: 1000)
+        XCTAssertEqual(budget.perUser, 250)
+        XCTAssertNil(budget.refusal(toSend: 200, unread: 0, user: 7))
+        XCTAssertTrue(budget.refusal(toSend: 1, unread: 200, user: 7)?.contains("200 descriptors sent to this connection are not read yet") == true)
+        budget.sent(200, to: 7)
+        XCTAssertTrue(budget.refusal(toSend: 51, unread: 0, user: 7)?.contains("connections of uid 7 hold 200") == true, "the user's quarter")
+        XCTAssertNil(budget.refusal(toSend: 50, unread: 0, user: 7))
+        for user: UInt32 in 8...10 { budget.sent(200, to: user) }
+        XCTAssertTrue(budget.refusal(toSend: 100, unread: 0, user: 11)?.contains("800 descriptors are in flight") == true, "all but an eighth")
+        XCTAssertNil(budget.refusal(toSend: 75, unread: 0, user: 11))
+        budget.settled(200, of: 7)
+        XCTAssertEqual(budget.inFlight, 600)
+        XCTAssertNil(budget.refusal(toSend: 200, unread: 0, user: 7))
+        budget.settled(5000, of: 8)
+        XCTAssertEqual(budget.inFlight, 400, "never below what was sent")
+    }
+
+    func testAWithheldLineGoesWithoutItsImagesAndTheLinesAfterItAreKept() {
+        let session = Session(id: 1, queueLimit: 1 << 20)
+        session.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil, images: true)
+        let image = AttachedImage(address: TableAddress(bundle: "/b", localization: "en", table: "T"), table: Table(strings: ["k": "v"]))
+        session.enqueue(Array(#"{"id":1,"images":[{"table":"T"}],"ok":true}"#.utf8) + [0x0A], attaching: [image]) { reason in
+            Array(#"{"id":1,"ok":false,"reason":"\#(reason)"}"#.utf8) + [0x0A]
+        }
+        _ = session.enqueueEvent(about: .everyone, Array(#"{"event":"table-changed","x":1}"#.utf8) + [0x0A]) {
+            (Array(#"{"event":"table-changed","image":true,"x":1}"#.utf8) + [0x0A], [image])
+        }
+        session.enqueue(Array("{\"id\":2}\n".utf8))
+        var lines: [String] = []
+        var attached: [Int] = []
+        while session.queuedBytes > 0 {
+            var images = 0
+            session.write { bytes, withImages in
+                if !withImages.isEmpty { images = withImages.count }
+                guard withImages.isEmpty else { return 0 }
+                lines.append(String(decoding: bytes, as: UTF8.self))
+                return bytes.count
+            }
+            if images > 0 {
+                attached.append(images)
+                session.withholdImages(because: "no room")
+            }
+        }
+        XCTAssertEqual(attached, [1, 1])
+        XCTAssertEqual(lines.joined(), #"{"id":1,"ok":false,"reason":"no room"}"# + "\n" + #"{"sub":"s","event":"table-changed","x":1}"# + "\n{\"id\":2}\n")
     }
 
     func testNumbersAreReadWithTheirUnitAndNeverOverflow() {

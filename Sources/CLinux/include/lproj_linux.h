@@ -85,6 +85,10 @@ long lproj_send_with_descriptors(int socket, const void *bytes, size_t count, co
 /// `fds` (room for `capacity`; those past it are closed by the kernel),
 /// their number in `*fd_count`. The bytes read, or -1 with errno.
 long lproj_receive_with_descriptors(int socket, void *bytes, size_t size, int *fds, int capacity, int *fd_count);
+/// Bytes written to the stream socket `socket` that its peer has not read
+/// yet (SIOCOUTQ): 0 means every descriptor sent with them was received.
+/// -1 with errno on failure.
+long lproj_unread_bytes(int socket);
 
 /// Asks for the cache line at `address` to be loaded for writing, without
 /// waiting for it (a hint: never faults).
