@@ -75,10 +75,11 @@ public struct LocalizationImport: Sendable {
         if encoding == .catalog, !FileManager.default.fileExists(atPath: catalog) {
             return refuse(file.line, "\"\(file.original)\" names \(catalog), which does not exist")
         }
-        let writer: TableWriter
+        var writer: TableWriter
         let current: Table?
         do {
             writer = try TableWriter(bundle: bundle, table: table)
+            writer.gate = WriteGate(roots: [root])
             current = try writer.current(language: language).table
         } catch {
             return refuse(file.line, "\"\(file.original)\": \(error)")

@@ -23,6 +23,8 @@ public struct TableWriter: Sendable {
     /// Whether an edit the checks refuse is written anyway.
     public var force = false
     public var limits = TableLimits()
+    /// Where it may write (`WriteGate`): the bundle itself unless set (the studio: the daemon's roots; import: its `--root`).
+    public var gate: WriteGate
 
     /// What one edit did to one localization's table.
     public struct Change: Sendable {
@@ -75,6 +77,7 @@ public struct TableWriter: Sendable {
         guard !table.isEmpty, !table.contains("/"), !table.hasPrefix(".") else { throw .invalid("'\(table)' is not a table name") }
         self.bundle = absolute
         self.table = table
+        gate = WriteGate(roots: [absolute])
     }
 
     // MARK: - Edits
@@ -207,9 +210,11 @@ public struct TableWriter: Sendable {
     public func updateCatalog<Result>(sourceLanguage: String = "en", dryRun: Bool = false,
                                       _ body: (inout StringCatalogDocument) throws(Failure) -> Result) throws(Failure) -> (result: Result, written: Bool) {
         let file = bundle + "/" + table + ".xcstrings"
+        let place = try Self.failing { () throws(TableEditError) in try gate.place(of: file) }
+        let directory = String(place[..<place.lastIndex(of: "/")!])
         for _ in 0..<8 {
-            let lock = try Self.failing { () throws(TableEditError) in try TableFileLock(path: file, directory: bundle) }
-            let bytes = try Self.failing { () throws(TableEditError) in try lock.read(path: file, limit: limits.maximumFileBytes) }
+            let lock = try Self.failing { () throws(TableEditError) in try TableFileLock(path: place, directory: directory) }
+            let bytes = try Self.failing { () throws(TableEditError) in try lock.read(path: place, limit: limits.maximumFileBytes) }
             var document: StringCatalogDocument
             if let bytes {
                 let parsed = TableFile(bytes: bytes, path: file, format: .xcstrings, limits: limits)
@@ -223,7 +228,8 @@ public struct TableWriter: Sendable {
             guard !dryRun, output != bytes else { return (result, false) }
             let written: Bool
             do {
-                written = try AtomicReplace.write(output, to: file, name: table + ".xcstrings", directory: bundle, expected: lock.status)
+                written = try AtomicReplace.write(output, to: place, name: String(place[place.index(after: place.lastIndex(of: "/")!)...]),
+                                                  directory: directory, expected: lock.status)
             } catch {
                 throw Self.failure(error)
             }
@@ -238,12 +244,14 @@ public struct TableWriter: Sendable {
     /// the catalog language edited, nil for all (the target's language unless said).
     private func edit(_ edits: [TableEdit], in file: String, target: Target, catalogLanguage: String?? = .none,
                       ifVersion: String?) throws(Failure) -> [Change] {
-        let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
-        let directory = String(file[..<file.lastIndex(of: "/")!])
+        // A table that is a link is written through to the file it names (the tables know it by its name here).
+        let place = try Self.failing { () throws(TableEditError) in try gate.place(of: file) }
+        let name = String(place[place.index(after: place.lastIndex(of: "/")!)...])
+        let directory = String(place[..<place.lastIndex(of: "/")!])
         let format = TableFormat(path: file)!
         for _ in 0..<8 {
-            let lock = try Self.failing { () throws(TableEditError) in try TableFileLock(path: file, directory: directory) }
-            let bytes = try Self.failing { () throws(TableEditError) in try lock.read(path: file, limit: limits.maximumFileBytes) }
+            let lock = try Self.failing { () throws(TableEditError) in try TableFileLock(path: place, directory: directory) }
+            let bytes = try Self.failing { () throws(TableEditError) in try lock.read(path: place, limit: limits.maximumFileBytes) }
             var tables = try loadTables(except: file)
             let old = bytes.map { TableFile(bytes: $0, path: file, format: format, limits: limits) }
             if let old { tables.replace(file: file, with: old) }
@@ -268,7 +276,7 @@ public struct TableWriter: Sendable {
             for edit in edits { try check(edit, before: tables, after: after, language: target.language) }
             let written: Bool
             do {
-                written = try AtomicReplace.write(result.bytes, to: file, name: name, directory: directory, expected: lock.status)
+                written = try AtomicReplace.write(result.bytes, to: place, name: name, directory: directory, expected: lock.status)
             } catch {
                 throw Self.failure(error)
             }
@@ -417,7 +425,7 @@ public struct TableWriter: Sendable {
         var reader = TableFileReader(limits: limits)
         func read(_ path: String) {
             guard path != excluded else { return }
-            if let file = try? reader.read(path: path, links: LinkPolicy(under: [bundle])) { set.files[path] = file }
+            if let file = try? reader.read(path: path, links: LinkPolicy(under: gate.roots)) { set.files[path] = file }
         }
         read(bundle + "/" + table + ".xcstrings")
         for directory in localizationDirectories() where localization == nil || directory == localization {

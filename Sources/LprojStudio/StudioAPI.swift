@@ -29,7 +29,8 @@ public final class StudioAPI: Sendable {
     let hub: EventHub
     /// The connection requests to lprojd go on (one at a time).
     private let link = Mutex<DaemonConnection?>(nil)
-    private let roots = Mutex<(roots: [String], asked: ContinuousClock.Instant)?>(nil)
+    /// What the daemon serves, asked again at most once a second (`served`).
+    private let scope = Mutex<(served: Served, asked: ContinuousClock.Instant)?>(nil)
     /// Keys a page asks for at most at once.
     static let maximumLimit = 1000
 
@@ -102,7 +103,7 @@ public final class StudioAPI: Sendable {
         let tableName = request.query["table"] ?? "Localizable"
         let writer: TableWriter
         do {
-            writer = try TableWriter(bundle: bundle, table: tableName)
+            writer = try self.writer(bundle: bundle, table: tableName)
         } catch {
             return Self.error(400, "table", error.description)
         }
@@ -197,11 +198,18 @@ public final class StudioAPI: Sendable {
         case .failure(let refusal): return refusal.response
         }
         guard let language = field("language"), !language.isEmpty else { return Self.error(400, "language", "language is required") }
+        // A preview column is read-only, and a Base localization is never made from here.
+        if Pseudolanguage(tag: language) != nil {
+            return Self.json(403, ["error": "forbidden", "field": "language", "message": "\(language) is a preview, derived from the development language: it is not written"])
+        }
+        if language == "Base", !FileManager.default.fileExists(atPath: bundle + "/Base.lproj") {
+            return Self.json(403, ["error": "forbidden", "field": "language", "message": "\(bundle) has no Base localization: the studio does not make one"])
+        }
         guard let key = field("key") else { return Self.error(400, "key", "key is required (a string)") }
         let version = field("version")
         let writer: TableWriter
         do {
-            writer = try TableWriter(bundle: bundle, table: field("table") ?? "Localizable")
+            writer = try self.writer(bundle: bundle, table: field("table") ?? "Localizable")
         } catch {
             return Self.error(400, "table", error.description)
         }
@@ -257,6 +265,12 @@ public final class StudioAPI: Sendable {
     private func writability(_ writer: TableWriter, _ language: String) -> (Bool, String?) {
         if Pseudolanguage(tag: language) != nil { return (false, "a preview, derived from the development language") }
         guard let file = try? writer.file(for: language) else { return (false, "not a localization name") }
+        if language == "Base", access(writer.bundle + "/Base.lproj", F_OK) != 0 { return (false, "the bundle has no Base localization") }
+        do {
+            _ = try writer.gate.place(of: file)
+        } catch {
+            return (false, error.message)
+        }
         var path = file
         while access(path, F_OK) != 0, let slash = path.lastIndex(of: "/"), slash != path.startIndex { path = String(path[..<slash]) }
         if access(path, W_OK) == 0 { return (true, nil) }
@@ -305,12 +319,25 @@ public final class StudioAPI: Sendable {
         }
     }
 
-    /// The daemon's roots, asked again at most once a second (a reload may change them).
-    private func daemonRoots() throws(DaemonConnection.Failure) -> [String] {
-        if let known = roots.withLock({ $0 }), ContinuousClock.now - known.asked < .seconds(1) { return known.roots }
-        let asked = try ask(Status()).roots
-        roots.withLock { $0 = (asked, .now) }
+    /// The daemon's roots and the bundles it serves.
+    struct Served: Sendable {
+        var roots: [String]
+        var bundles: Set<String>
+    }
+
+    /// What the daemon serves, asked again at most once a second (a reload or a new bundle may change it).
+    private func served() throws(DaemonConnection.Failure) -> Served {
+        if let known = scope.withLock({ $0 }), ContinuousClock.now - known.asked < .seconds(1) { return known.served }
+        let asked = Served(roots: try ask(Status()).roots, bundles: Set(try ask(List()).bundles.map(\.path)))
+        scope.withLock { $0 = (asked, .now) }
         return asked
+    }
+
+    /// A writer of `table` in `bundle` (a served bundle) that writes only inside the daemon's roots.
+    private func writer(bundle: String, table: String) throws(TableWriter.Failure) -> TableWriter {
+        var writer = try TableWriter(bundle: bundle, table: table)
+        if let roots = try? served().roots { writer.gate = WriteGate(roots: roots) }
+        return writer
     }
 
     private func daemonBundles() -> Result<[BundleSummary], Refusal> {
@@ -323,22 +350,21 @@ public final class StudioAPI: Sendable {
         }
     }
 
-    /// A bundle the studio shows: a directory under one of the daemon's
-    /// roots (and among the bundles named, when some were), named without
-    /// `..`; or the error naming the field.
+    /// A bundle the studio shows: one the daemon serves (so reached inside
+    /// its roots through no link out of them), among the bundles named
+    /// when some were, named as the daemon names it; or the error naming the field.
     private func servedBundle(_ path: String?) -> Result<String, Refusal> {
         guard let path, !path.isEmpty else { return .failure(Refusal(Self.error(400, "bundle", "bundle is required"))) }
-        let roots: [String]
+        let served: Served
         do {
-            roots = try daemonRoots()
+            served = try self.served()
         } catch {
             return .failure(Refusal(Self.error(502, "daemon", "lprojd does not answer: \(error)")))
         }
         var isDirectory: ObjCBool = false
-        guard path.hasPrefix("/"), PathText.tidy(path) == path, !path.split(separator: "/").contains(".."),
-              roots.contains(where: { ExactName(path).isWithin($0) }), bundles?.contains(path) ?? true,
+        guard served.bundles.contains(path), served.roots.contains(where: { ExactName(path).isWithin($0) }), bundles?.contains(path) ?? true,
               FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return .failure(Refusal(Self.error(404, "bundle", "\(path) is not a bundle this studio shows")))
+            return .failure(Refusal(Self.error(404, "bundle", "\(path) is not a bundle this studio shows (one lprojd serves)")))
         }
         return .success(path)
     }

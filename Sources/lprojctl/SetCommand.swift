@@ -16,6 +16,8 @@ enum SetCommand {
         (state "translated"). A new key goes at the end of the .strings file; a
         missing table or .lproj is made (UTF-8). The write is atomic and locked:
         a running lprojd sees one change, and two writers never lose each other's.
+        A table that is a symbolic link is written through to its file when that is
+        inside the bundle; one that leads outside it is refused, nothing written.
 
         Options:
           --bundle PATH        the bundle directory (required)

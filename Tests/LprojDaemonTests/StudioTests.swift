@@ -217,6 +217,54 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual((search.json["entries"] as? [[String: Any]])?.map { $0["key"] as? String }, ["cart"])
     }
 
+    func testTheStudioWritesOnlyInsideTheRootsAndTheBundlesTheDaemonServes() throws {
+        let outside = daemon.directory + "/outside"
+        try FileManager.default.createDirectory(atPath: outside + "/Evil/en.lproj", withIntermediateDirectories: true)
+        try Data("\"home\" = \"Outside\";\n".utf8).write(to: URL(fileURLWithPath: outside + "/Evil/en.lproj/Localizable.strings"))
+        try Data("\"home\" = \"Draußen\";\n".utf8).write(to: URL(fileURLWithPath: outside + "/de.strings"))
+        XCTAssertEqual(symlink(outside + "/Evil", daemon.root + "/Linked"), 0)
+        try FileManager.default.createDirectory(atPath: daemon.root + "/Plain", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: bundle + "/de.lproj", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(outside + "/de.strings", bundle + "/de.lproj/Localizable.strings"), 0)
+        try daemon.write("Shared/it.strings", "\"home\" = \"Casa\";\n")
+        try FileManager.default.createDirectory(atPath: bundle + "/it.lproj", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink("../../Shared/it.strings", bundle + "/it.lproj/Localizable.strings"), 0)
+        _ = try daemon.connect().send(Sync())
+        func put(_ bundle: String, _ language: String, _ value: String) throws -> Response {
+            try request("PUT", "/api/entry", body: Self.body(["bundle": bundle, "language": language, "key": "home", "value": value]))
+        }
+
+        // A link under a root to a directory outside every root is no bundle of the studio's (the daemon does not serve it).
+        XCTAssertEqual(try get("/api/table?bundle=\(daemon.root)/Linked").status, 404)
+        XCTAssertEqual(try put(daemon.root + "/Linked", "en", "Pwned").status, 404)
+        // Nor is a directory that is not a bundle: no en.lproj is made in it.
+        XCTAssertEqual(try put(daemon.root + "/Plain", "en", "Home").status, 404)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: daemon.root + "/Plain"), [])
+        // Preview columns are read-only: no en-XA.lproj, and no Base.lproj, is made.
+        let preview = try put(bundle, "en-XA", "[Ĥöɱé]")
+        XCTAssertEqual(preview.status, 403, preview.text)
+        XCTAssertEqual(preview.json["field"] as? String, "language")
+        XCTAssertEqual(try put(bundle, "Base", "Home").status, 403)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: bundle + "/en-XA.lproj"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: bundle + "/Base.lproj"))
+        // A table that links outside the roots is shown read-only, with why, and a PUT is refused.
+        let table = try get("/api/table?bundle=\(bundle)&languages=de,it")
+        let columns = try XCTUnwrap(table.json["languages"] as? [[String: Any]])
+        XCTAssertEqual(columns[0]["writable"] as? Bool, false)
+        XCTAssertTrue((columns[0]["reason"] as? String)?.contains("is a symbolic link to \(outside)/de.strings, outside") == true, "\(columns[0])")
+        XCTAssertEqual(columns[1]["writable"] as? Bool, true)
+        let refused = try put(bundle, "de", "Pwned")
+        XCTAssertEqual(refused.status, 403, refused.text)
+        XCTAssertEqual(try String(contentsOfFile: outside + "/de.strings", encoding: .utf8), "\"home\" = \"Draußen\";\n")
+        // One that links inside them is written through: the link stays, its file gets the text.
+        let through = try put(bundle, "it", "Home page")
+        XCTAssertEqual(through.status, 200, through.text)
+        XCTAssertEqual(try String(contentsOfFile: daemon.root + "/Shared/it.strings", encoding: .utf8), "\"home\" = \"Home page\";\n")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: bundle + "/it.lproj/Localizable.strings"), "../../Shared/it.strings")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside).sorted(), ["Evil", "de.strings"])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside + "/Evil").sorted(), ["en.lproj"])
+    }
+
     // MARK: - HTTP
 
     struct Response {

@@ -308,6 +308,21 @@ final class CatalogExchangeTests: XCTestCase {
         XCTAssertTrue(outside.stderr.contains("in.xliff:3:1: error: \"../elsewhere/en.lproj/Localizable.strings\" is outside \(root)"), outside.stderr)
         let absolute = try importing(xliff(original: "/etc/en.lproj/Localizable.strings", good))
         XCTAssertTrue(absolute.stderr.contains("\"/etc/en.lproj/Localizable.strings\" is outside"), absolute.stderr)
+        // A path that reads as inside but leads out through a link: a linked .lproj, a linked table.
+        let elsewhere = TemporaryDirectory()
+        try elsewhere.write("de.lproj/Localizable.strings", "\"home_title\" = \"Draußen\";\n")
+        try elsewhere.write("Other.strings", "\"home_title\" = \"Draußen\";\n")
+        try FileManager.default.createDirectory(atPath: root + "/Linked", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(elsewhere.url.path + "/de.lproj", root + "/Linked/de.lproj"), 0)
+        XCTAssertEqual(symlink(elsewhere.url.path + "/Other.strings", root + "/App/de.lproj/Other.strings"), 0)
+        for original in ["Linked/de.lproj/Localizable.strings", "App/de.lproj/Other.strings"] {
+            let linked = try importing(xliff(original: original.replacingOccurrences(of: "de.lproj", with: "en.lproj"), good))
+            XCTAssertNotEqual(linked.status, 0, original)
+            XCTAssertTrue(linked.stderr.contains("outside \(root)"), linked.stderr)
+        }
+        XCTAssertEqual(try String(contentsOfFile: elsewhere.url.path + "/de.lproj/Localizable.strings", encoding: .utf8), "\"home_title\" = \"Draußen\";\n")
+        XCTAssertEqual(try String(contentsOfFile: elsewhere.url.path + "/Other.strings", encoding: .utf8), "\"home_title\" = \"Draußen\";\n")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: root + "/App/de.lproj/Other.strings"), elsewhere.url.path + "/Other.strings")
         let noCatalog = try importing(xliff(original: "Missing.xcstrings", good))
         XCTAssertTrue(noCatalog.stderr.contains("in.xliff:3:1: error: \"Missing.xcstrings\" names \(root)/Missing.xcstrings, which does not exist"),
                       noCatalog.stderr)

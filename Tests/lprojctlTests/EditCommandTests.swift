@@ -140,6 +140,41 @@ final class EditCommandTests: XCTestCase {
         XCTAssertEqual(status.st_mode & 0o777, 0o444, "the file is the same file, its mode kept")
     }
 
+    func testATableThatIsALinkIsWrittenThroughInsideTheBundleAndRefusedOutsideIt() throws {
+        let root = directory.url.path
+        // de's table links to a file inside the bundle: the edit reaches that file, and the link stays a link.
+        try directory.write("App/Shared/de.strings", "\"home_title\" = \"Start\";\n")
+        try FileManager.default.createDirectory(atPath: bundle + "/de.lproj", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink("../Shared/de.strings", bundle + "/de.lproj/Localizable.strings"), 0)
+        let through = try lprojctl(["set", "home_title", "Startseite", "--bundle", bundle, "--language", "de"])
+        XCTAssertEqual(through.status, 0, through.stderr)
+        XCTAssertEqual(try text("App/Shared/de.strings"), "\"home_title\" = \"Startseite\";\n")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: bundle + "/de.lproj/Localizable.strings"), "../Shared/de.strings")
+        // es's table links outside the bundle, ja's .lproj is a link to a directory outside it: refused, nothing written anywhere.
+        try directory.write("Elsewhere/es.strings", "\"home_title\" = \"Inicio\";\n")
+        try FileManager.default.createDirectory(atPath: root + "/Elsewhere/ja", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: bundle + "/es.lproj", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink(root + "/Elsewhere/es.strings", bundle + "/es.lproj/Localizable.strings"), 0)
+        XCTAssertEqual(symlink(root + "/Elsewhere/ja", bundle + "/ja.lproj"), 0)
+        let outside = try lprojctl(["set", "home_title", "Portada", "--bundle", bundle, "--language", "es"])
+        XCTAssertEqual(outside.status, 1, outside.stderr)
+        XCTAssertTrue(outside.stderr.contains("es.lproj/Localizable.strings: is a symbolic link to \(root)/Elsewhere/es.strings, outside \(bundle)"),
+                      outside.stderr)
+        XCTAssertEqual(try text("Elsewhere/es.strings"), "\"home_title\" = \"Inicio\";\n")
+        let linkedDirectory = try lprojctl(["set", "home_title", "ホーム", "--bundle", bundle, "--language", "ja"])
+        XCTAssertEqual(linkedDirectory.status, 1, linkedDirectory.stderr)
+        XCTAssertTrue(linkedDirectory.stderr.contains("its directory is \(root)/Elsewhere/ja on disk (through a symbolic link), outside \(bundle)"),
+                      linkedDirectory.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root + "/Elsewhere/ja"), [])
+        // A link to nothing is refused too, and stays.
+        try FileManager.default.createDirectory(atPath: bundle + "/it.lproj", withIntermediateDirectories: true)
+        XCTAssertEqual(symlink("gone.strings", bundle + "/it.lproj/Localizable.strings"), 0)
+        let dangling = try lprojctl(["set", "home_title", "Home", "--bundle", bundle, "--language", "it"])
+        XCTAssertEqual(dangling.status, 2, dangling.stderr)
+        XCTAssertTrue(dangling.stderr.contains("is a symbolic link to a file that does not exist"), dangling.stderr)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: bundle + "/it.lproj/Localizable.strings"), "gone.strings")
+    }
+
     func testAFIFONamedLikeATableIsRefusedWithoutWaitingOnIt() throws {
         try FileManager.default.createDirectory(atPath: bundle + "/de.lproj", withIntermediateDirectories: true)
         XCTAssertEqual(mkfifo(bundle + "/de.lproj/Localizable.strings", 0o644), 0)
