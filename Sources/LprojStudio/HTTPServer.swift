@@ -60,13 +60,17 @@ public final class HTTPServer: @unchecked Sendable {
     /// The port listened on.
     public private(set) var port: UInt16 = 0
 
-    /// Listens on `address` and `port` (0: a free one); `maximumBody` bounds request bodies.
-    public init(address: String, port: UInt16, maximumBody: Int, connectionLimit: Int = 64,
+    /// Listens on `address` and `port` (0: a free one); `maximumBody` bounds
+    /// request bodies. At most `connectionLimit` connections, `perPeer` of
+    /// them from one peer (on loopback, one local user: another user's
+    /// connections cannot take the owner's); a request's headers must be
+    /// complete within `headerSeconds` (a slow sender is cut off then).
+    public init(address: String, port: UInt16, maximumBody: Int, connectionLimit: Int = 64, perPeer: Int = 32, headerSeconds: Int = 10,
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws(StudioError) {
         self.handler = handler
         var error = [CChar](repeating: 0, count: 256)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        server = lproj_http_start(address, port, maximumBody, UInt32(connectionLimit), { context, exchange, method, url, body, size, tooLarge in
+        server = lproj_http_start(address, port, maximumBody, UInt32(connectionLimit), UInt32(clamping: perPeer), UInt32(clamping: headerSeconds), { context, exchange, method, url, body, size, tooLarge in
             let server = Unmanaged<HTTPServer>.fromOpaque(context!).takeUnretainedValue()
             server.serve(exchange!, method: String(cString: method!), url: String(cString: url!), body: body, size: size, tooLarge: tooLarge != 0)
         }, context, &error, error.count)

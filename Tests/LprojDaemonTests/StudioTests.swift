@@ -265,6 +265,55 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside + "/Evil").sorted(), ["en.lproj"])
     }
 
+    /// Another local user's 64 connections whose headers never end, one header line a second (well inside
+    /// libmicrohttpd's idle timeout): past 32 they are cut off at once (one peer, one user), the owner is still
+    /// served, and each of the rest is cut off at the headers' deadline however often it sends.
+    func testASlowSenderOfAnotherUserCannotTakeTheStudio() throws {
+        try requirement(getuid() == 0, "another user's connections need root (setpriv)")
+        let script = #"""
+        import socket, sys, time, selectors
+        port = int(sys.argv[1])
+        chooser = selectors.DefaultSelector()
+        open_ = {}
+        for index in range(64):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"GET /api/bundles HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            open_[index] = (s, 0)
+            chooser.register(s, selectors.EVENT_READ, index)
+        print("open", flush=True)
+        while open_:
+            for key, _ in chooser.select(timeout=1):
+                index = key.data
+                try:
+                    data = key.fileobj.recv(4096)
+                except OSError:
+                    data = b""
+                if not data:
+                    print(f"{index}: closed after {open_[index][1]} lines", flush=True)
+                    chooser.unregister(key.fileobj)
+                    del open_[index]
+            for index, (s, lines) in list(open_.items()):
+                try:
+                    s.sendall(b"X-Slow: %d\r\n" % lines)
+                    open_[index] = (s, lines + 1)
+                except OSError:
+                    pass
+        sys.stdin.readline()
+        """#
+        let slow = try UserScript(uid: 65534, script, arguments: ["\(port)"])
+        defer { slow.finish() }
+        XCTAssertEqual(try slow.lines(1), ["open"])
+        // Past one peer's 32, the rest are cut off at once.
+        let cut = try slow.lines(32)
+        XCTAssertTrue(cut.allSatisfy { $0.contains(": closed after") }, "\(cut)")
+        // The owner is served while the slow sender's 32 are open.
+        XCTAssertEqual(try get("/api/bundles").status, 200)
+        // The 32 that keep sending are cut off at the headers' deadline, not left open for as long as they send.
+        let late = try slow.lines(32, timeout: .seconds(60))
+        XCTAssertTrue(late.allSatisfy { $0.contains(": closed after") }, "\(late)")
+        XCTAssertEqual(try get("/api/bundles").status, 200)
+    }
+
     // MARK: - HTTP
 
     struct Response {

@@ -25,8 +25,14 @@ typedef ssize_t (*lproj_http_stream_reader)(void *stream, char *buffer, size_t m
 typedef void (*lproj_http_stream_free)(void *stream);
 
 /// Starts a server on `address` (IPv4 or IPv6 literal) and `port` (0: any
-/// free one). NULL on failure, with the reason in `error`.
+/// free one), with at most `connection_limit` connections, `per_peer` of
+/// them from one peer (on loopback: one local user, by the owner of the
+/// peer's socket; else one address), and `header_seconds` for a request's
+/// headers to be complete, counted from the connection or the previous
+/// response (a slow sender is ended then, however often it sends). NULL on
+/// failure, with the reason in `error`.
 lproj_http_server *lproj_http_start(const char *address, uint16_t port, size_t max_body, unsigned connection_limit,
+                                    unsigned per_peer, unsigned header_seconds,
                                     lproj_http_handler handler, void *context, char *error, size_t error_size);
 
 /// The port the server listens on.
