@@ -60,12 +60,17 @@ struct TableFileLock: ~Copyable {
                 continue
             }
             guard errno == ENOENT else { throw TableEditError(path: path, "cannot be opened: \(String(cString: strerror(errno)))") }
-            try Self.makeDirectory(directory)
+            let made = try Self.makeDirectory(directory)
             let parent = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard parent >= 0 else { throw TableEditError(path: directory, "cannot be opened: \(String(cString: strerror(errno)))") }
             guard flock(parent, LOCK_EX) == 0 else {
                 close(parent)
                 throw TableEditError(path: directory, "cannot be locked: \(String(cString: strerror(errno)))")
+            }
+            var locked = stat(), current = stat()
+            guard fstat(parent, &locked) == 0, stat(directory, &current) == 0, locked.st_ino == current.st_ino, locked.st_dev == current.st_dev else {
+                close(parent) // Removed while we waited (a writer that made it and failed): make it again.
+                continue
             }
             if access(path, F_OK) == 0 {
                 close(parent) // Made meanwhile: lock the file.
@@ -79,11 +84,19 @@ struct TableFileLock: ~Copyable {
             descriptor = parent
             fileExists = false
             status = nil
+            madeDirectory = made ? directory : nil
             return
         }
     }
 
-    deinit { close(descriptor) }
+    /// A directory this lock made for a new file: removed again at the end when it is still empty (the write failed).
+    private var madeDirectory: String?
+
+    deinit {
+        // Only an empty directory goes: a full disk (ENOSPC) does not leave an empty new .lproj behind.
+        if let madeDirectory { rmdir(madeDirectory) }
+        close(descriptor)
+    }
 
     /// A file type in words, for a refusal.
     private static func kind(of mode: mode_t) -> String {
@@ -112,8 +125,10 @@ struct TableFileLock: ~Copyable {
         return bytes
     }
 
-    private static func makeDirectory(_ directory: String) throws(TableEditError) {
-        if mkdir(directory, 0o777) == 0 || errno == EEXIST { return }
+    /// Makes `directory` unless it exists; whether it made it.
+    private static func makeDirectory(_ directory: String) throws(TableEditError) -> Bool {
+        if mkdir(directory, 0o777) == 0 { return true }
+        if errno == EEXIST { return false }
         throw TableEditError(path: directory, "cannot be made: \(String(cString: strerror(errno)))")
     }
 }

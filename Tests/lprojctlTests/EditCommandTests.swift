@@ -175,6 +175,27 @@ final class EditCommandTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: bundle + "/it.lproj/Localizable.strings"), "gone.strings")
     }
 
+    func testAFullDiskLeavesNoEmptyNewLocalization() throws {
+        try XCTSkipIf(getuid() != 0, "a full filesystem needs a tmpfs mount (root); CI runs as root")
+        let disk = directory.url.path + "/Disk"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        XCTAssertEqual(Glibc.system("mount -t tmpfs -o size=256k tmpfs '\(disk)'"), 0)
+        defer { _ = Glibc.system("umount '\(disk)'") }
+        try FileManager.default.createDirectory(atPath: disk + "/App/en.lproj", withIntermediateDirectories: true)
+        try Data("\"home_title\" = \"Home\";\n".utf8).write(to: URL(fileURLWithPath: disk + "/App/en.lproj/Localizable.strings"))
+        // Fill the disk: the table's bytes cannot be written.
+        _ = Glibc.system("dd if=/dev/zero of='\(disk)/fill' bs=4k 2>/dev/null")
+        let full = try lprojctl(["set", "home_title", "Accueil", "--bundle", disk + "/App", "--language", "fr"])
+        XCTAssertNotEqual(full.status, 0)
+        XCTAssertTrue(full.stderr.contains("No space left on device"), full.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: disk + "/App/fr.lproj"), "no empty fr.lproj is left")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: disk + "/App").sorted(), ["en.lproj"])
+        // With room again the same set makes it.
+        try FileManager.default.removeItem(atPath: disk + "/fill")
+        XCTAssertEqual(try lprojctl(["set", "home_title", "Accueil", "--bundle", disk + "/App", "--language", "fr"]).status, 0)
+        XCTAssertEqual(try String(contentsOfFile: disk + "/App/fr.lproj/Localizable.strings", encoding: .utf8), "\"home_title\" = \"Accueil\";\n")
+    }
+
     func testAFIFONamedLikeATableIsRefusedWithoutWaitingOnIt() throws {
         try FileManager.default.createDirectory(atPath: bundle + "/de.lproj", withIntermediateDirectories: true)
         XCTAssertEqual(mkfifo(bundle + "/de.lproj/Localizable.strings", 0o644), 0)
