@@ -11,6 +11,7 @@ extension DaemonCore {
         case .success(let resolved): bundle = resolved
         case .failure(let error): return .failure(error)
         }
+        if let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
         let limits = FilterLimits(configuration)
         if let dropped = request.dropped, dropped < 0 {
             return .failure(ProtocolError(.invalidField, "a count of dropped misses is 0 or more", field: "dropped"))

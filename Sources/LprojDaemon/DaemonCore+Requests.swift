@@ -35,6 +35,7 @@ extension DaemonCore {
         case .success(let resolved): bundle = resolved
         case .failure(let error): return .failure(error)
         }
+        if let bundle, catalog.hasBundle(bundle), let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
         let limits = FilterLimits(configuration)
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
                                         diagnostics: request.diagnostics ?? false, misses: request.misses ?? false,
@@ -42,7 +43,7 @@ extension DaemonCore {
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {
-            guard reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription) : nil),
+            guard reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription, for: session) : nil),
                         to: id, on: session) else {
                 // Refused (too large): no subscription was made.
                 session.subscriptions[request.name] = nil
@@ -63,7 +64,7 @@ extension DaemonCore {
     private func sendCurrentDiagnostics(to subscription: Subscription, of session: Session) {
         guard subscription.wantsDiagnostics else { return }
         let bundles = subscription.bundle.map { [$0.string] } ?? catalog.bundles
-        for bundle in bundles {
+        for bundle in bundles where publisher.readAccess.allows(session, .checks(bundle: bundle)) {
             let diagnostics = checks.diagnostics(of: bundle, in: catalog)
             guard !diagnostics.isEmpty, let body = try? Wire.eventBody(Diagnostics(clock: clock, bundle: bundle, diagnostics: diagnostics)) else { continue }
             session.enqueueEvent(body, for: subscription.name)
@@ -86,8 +87,9 @@ extension DaemonCore {
         if let bundle, !catalog.hasBundle(bundle) {
             return .failure(ProtocolError(.notFound, "no bundle at \(bundle) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
+        if let bundle, let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
         let filter = Subscription(name: "", bundle: bundle, localizations: request.languages, tables: request.tables)
-        return .reply(Snapshot.Reply(clock: clock, tables: tableSnapshots(filter)))
+        return .reply(Snapshot.Reply(clock: clock, tables: tableSnapshots(filter, for: session)))
     }
 
     /// The tables asked for, as images the shell attaches to the reply (one descriptor each, in the reply's order).
@@ -103,11 +105,16 @@ extension DaemonCore {
         guard let served = catalog.localizedBundle(bundle) else {
             return .failure(ProtocolError(.notFound, "no bundle at \(bundle) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
+        if let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
         let languages = request.languages.map(Set.init), names = request.tables.map(Set.init)
         var attached: [AttachedImage] = []
-        for (localization, tables) in served.tables where languages?.contains(localization) ?? true {
-            for (name, table) in tables where names?.contains(name) ?? true {
-                attached.append(AttachedImage(address: TableAddress(bundle: bundle, localization: localization, table: name), table: table))
+        publisher.readAccess.reading {
+            for (localization, tables) in served.tables where languages?.contains(localization) ?? true {
+                for (name, table) in tables where names?.contains(name) ?? true {
+                    let address = TableAddress(bundle: bundle, localization: localization, table: name)
+                    guard publisher.readAccess.allows(session, table: address) else { continue }
+                    attached.append(AttachedImage(address: address, table: table))
+                }
             }
         }
         guard attached.count <= Images.maximumCount else {
@@ -127,9 +134,15 @@ extension DaemonCore {
     }
 
     func list(_ request: List, session: Session, id: RequestID) -> Answer<List.Reply> {
+        publisher.readAccess.reading { listReadable(by: session) }
+    }
+
+    /// What `list` answers `session`: the bundles and tables its user could read.
+    private func listReadable(by session: Session) -> Answer<List.Reply> {
+        let access = publisher.readAccess
         // Keyed by bytes: names that differ only in Unicode normalization are different directories.
         var tables: [ExactName: [ExactName: [ExactName: TableSummary]]] = [:]
-        for (address, table) in catalog.served {
+        for (address, table) in catalog.served where access.allows(session, table: address) {
             tables[ExactName(address.bundle), default: [:]][ExactName(address.localization), default: [:]][ExactName(address.table)] =
                 TableSummary(name: address.table, entries: table.count, health: .ok)
         }
@@ -139,7 +152,8 @@ extension DaemonCore {
             let warnings = record.diagnostics.count - errors
             let localizations = place.localization.map { [$0] } ?? record.localizations(at: place)
             let (bundle, table) = (ExactName(place.bundle), ExactName(place.table))
-            for localization in localizations.map(ExactName.init) {
+            for localization in localizations.map(ExactName.init)
+            where access.allows(session, table: TableAddress(bundle: place.bundle, localization: localization.string, table: place.table)) {
                 var summary = tables[bundle]?[localization]?[table] ?? TableSummary(name: place.table, entries: 0, health: .ok)
                 summary.errors += errors
                 summary.warnings += warnings
@@ -166,6 +180,7 @@ extension DaemonCore {
         guard let bundle = catalog.localizedBundle(path) else {
             return .failure(ProtocolError(.notFound, "no bundle at \(path) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
+        if let refusal = refusal(reading: path, by: session) { return .failure(refusal) }
         if let problem = FilterLimits(configuration).problem(with: request.languages, field: "languages") { return .failure(problem) }
         let preferences = request.languages ?? []
         for (index, tag) in preferences.enumerated() where LanguageTag(tag) == nil {
@@ -247,11 +262,22 @@ extension DaemonCore {
         return resolveBundle(path, field: "bundle").map { $0 }
     }
 
-    /// The served tables `filter` covers, sorted, as a snapshot.
-    func tableSnapshots(_ filter: Subscription) -> [TableSnapshot] {
-        catalog.served.filter { filter.covers($0.key) }.sorted { $0.key < $1.key }.map { address, table in
-            TableSnapshot(bundle: address.bundle, language: address.localization, table: address.table, entries: table.entries)
+    /// The served tables `filter` covers that `session` could read, sorted, as a snapshot.
+    func tableSnapshots(_ filter: Subscription, for session: Session) -> [TableSnapshot] {
+        publisher.readAccess.reading {
+            catalog.served.filter { filter.covers($0.key) && publisher.readAccess.allows(session, table: $0.key) }.sorted { $0.key < $1.key }
+                .map { address, table in
+                    TableSnapshot(bundle: address.bundle, language: address.localization, table: address.table, entries: table.entries)
+                }
         }
+    }
+
+    /// Why `session` is not served the bundle at `path` (its user could not read it), nil when it is.
+    func refusal(reading path: String, by session: Session) -> ProtocolError? {
+        guard !publisher.readAccess.allows(session, bundle: path) else { return nil }
+        counters["bundles-refused", default: 0] += 1
+        return ProtocolError(.forbidden, "user \(session.peer.uid) cannot read \(path) (its directories' permissions on disk): it is not served to them",
+                             field: "bundle")
     }
 
     /// A bundle path from a request, as the catalog names it: under a root

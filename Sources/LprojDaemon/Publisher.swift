@@ -27,6 +27,8 @@ final class Publisher {
     var queueLimit: Int
     /// `events`, `events-dropped`, `resyncs`, for `status`.
     private(set) var counters: [String: UInt64] = [:]
+    /// Which bundles each peer could read: a session hears only of those.
+    let readAccess = ReadAccess()
 
     init(instance: String, historyLength: Int, historyBytes: Int, queueLimit: Int, userQueueLimit: Int = .max) {
         self.instance = instance
@@ -118,11 +120,13 @@ final class Publisher {
         history.append(.init(sequence: sequence, body: body, scope: scope))
         // Made for the first subscription that asks for images, then shared.
         var markedBody: [UInt8]?
+        let gate = readAccess.gate(for: scope)
         for (position, session) in sessions.enumerated() {
             // A thousand sessions are a thousand cold objects: each is asked for a few sessions ahead.
             if position + Self.lookahead < sessions.count {
                 lproj_prefetch_for_write(Unmanaged.passUnretained(sessions[position + Self.lookahead]).toOpaque())
             }
+            if !session.readsEveryUser, let gate, !gate.allows(session.peer) { continue }
             let (matched, dropped) = session.enqueueEvent(about: scope, body) {
                 guard let image else { return nil }
                 if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }
@@ -155,6 +159,10 @@ final class Publisher {
     /// Publishes what the catalog says changed, in its order; a changed
     /// table's image (for subscriptions that asked) is `served`'s table at its address.
     func publish(_ changes: [Catalog.Change], served: (TableAddress) -> Table? = { _ in nil }) {
+        readAccess.reading { publishEach(changes, served: served) }
+    }
+
+    private func publishEach(_ changes: [Catalog.Change], served: (TableAddress) -> Table?) {
         for change in changes {
             switch change {
             case .bundleAdded(let bundle):
@@ -206,8 +214,11 @@ final class Publisher {
 
     /// Queues the replayed `events` that `subscription` of `session` matches.
     func replay(_ events: [History.Published], to session: Session, subscription: Subscription) {
-        for event in events where subscription.matches(event.scope, app: session.app, missReader: session.missReader) {
-            session.enqueueEvent(event.body, for: subscription.name)
+        readAccess.reading {
+            for event in events where subscription.matches(event.scope, app: session.app, missReader: session.missReader)
+                && readAccess.allows(session, event.scope) {
+                session.enqueueEvent(event.body, for: subscription.name)
+            }
         }
         touched.insert(session.id)
     }

@@ -79,16 +79,42 @@ final class AccessTests: XCTestCase {
         XCTAssertEqual(daemon.stop(), 0)
     }
 
-    private func asNobody(_ tool: String, _ arguments: [String], groups: [String] = ["--clear-groups"]) throws -> (status: Int32, stderr: String) {
+    /// A bundle another user cannot read is not served to it, through the real socket and lprojctl.
+    func testABundleAUserCannotReadIsNotServedToIt() throws {
+        try requirement(getuid() == 0, "connecting as another user needs root (setpriv)")
+        let daemon = try DaemonProcess(config: "[Socket]\nMode=0666\n")
+        chmod(daemon.directory, 0o755)
+        try daemon.write("Open/fr.lproj/Localizable.strings", "\"a\" = \"A\";\n")
+        try daemon.write("Secret/fr.lproj/Localizable.strings", "\"s\" = \"S\";\n")
+        let secret = daemon.path("Secret")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: secret), "the layout this test assumes")
+        chmod(secret, 0o700)
+        try daemon.start()
+        let tool = daemon.directory + "/lprojctl"
+        try FileManager.default.copyItem(atPath: binaryDirectory().appendingPathComponent("lprojctl").path, toPath: tool)
+        chmod(tool, 0o755)
+        let listed = try asNobody(tool, ["list", "--json", "--socket", daemon.socket])
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertTrue(listed.stdout.contains("/Open"), listed.stdout)
+        XCTAssertFalse(listed.stdout.contains("/Secret"), listed.stdout)
+        let lookup = try asNobody(tool, ["get", "s", "--bundle", secret, "--language", "fr", "--live", "--socket", daemon.socket])
+        XCTAssertEqual(lookup.status, 1)
+        XCTAssertTrue(lookup.stderr.contains("cannot read \(secret)"), lookup.stderr)
+        XCTAssertEqual(daemon.stop(), 0)
+    }
+
+    private func asNobody(_ tool: String, _ arguments: [String], groups: [String] = ["--clear-groups"]) throws
+        -> (status: Int32, stderr: String, stdout: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid", "65534", "--regid", "65534"] + groups + [tool] + arguments
-        let err = Pipe()
+        let err = Pipe(), out = Pipe()
         process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = out
         try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stderr, as: UTF8.self))
+        return (process.terminationStatus, String(decoding: stderr, as: UTF8.self), String(decoding: stdout, as: UTF8.self))
     }
 }

@@ -27,6 +27,8 @@ final class CoreHarness {
     init(_ configure: (inout Configuration) -> Void = { _ in }, populate: (String) throws -> Void = { _ in }) throws {
         var template = Array("/tmp/lpc-XXXXXX".utf8CString)
         directory = String(cString: mkdtemp(&template)!)
+        // Other users' sessions are served what they could read: the tree is theirs to read unless a test says otherwise.
+        chmod(directory, 0o755)
         root = directory + "/root"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try populate(root)

@@ -26,6 +26,11 @@ int lproj_epoll_remove(int epoll, int fd);
 /// Waits; fills fds[i] and events[i]; returns the count or -1.
 int lproj_epoll_wait(int epoll, int *fds, uint32_t *events, int capacity, int timeout_ms);
 
+/// The POSIX access ACL of path (links followed), as the kernel stores it
+/// (system.posix_acl_access): its length, 0 when there is none (or the
+/// file system keeps none), -1 on another error.
+long lproj_access_acl(const char *path, void *buffer, unsigned long size);
+
 /// A non-blocking, close-on-exec signalfd for SIGTERM, SIGINT and SIGHUP (block them first).
 int lproj_signalfd_term(void);
 /// Reads one signal from a signalfd: its number, 0 when none is pending.
