@@ -5,6 +5,7 @@ let package = Package(
     name: "lprojd",
     platforms: [.macOS(.v14)],
     products: [
+        .library(name: "LprojPaths", targets: ["LprojPaths"]),
         .library(name: "LprojTables", targets: ["LprojTables"]),
         .library(name: "LprojCatalog", targets: ["LprojCatalog"]),
         .library(name: "LprojProtocol", targets: ["LprojProtocol"]),
@@ -21,8 +22,10 @@ let package = Package(
         .plugin(name: "LprojCatalogPlugin", targets: ["LprojCatalogPlugin"]),
     ],
     targets: [
+        // Paths: names compared as bytes, links, listings, temporaries, exclusions, and where a table file belongs.
+        .target(name: "LprojPaths", dependencies: ["CLinux"]),
         // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
-        .target(name: "LprojTables", dependencies: ["CLinux", "CByteScan"]),
+        .target(name: "LprojTables", dependencies: ["LprojPaths", "CLinux", "CByteScan"]),
         // The .strings parser's scan with AVX2 where the processor has it (Swift's vectors are SSE2's).
         .target(name: "CByteScan"),
         // ICU behind a C surface: likely subtags, parent locales, plural rules.
@@ -31,11 +34,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
         ),
         // Languages: tags, Apple-compatible matching, fallback, plurals, formatting, lookup.
-        .target(name: "LprojCatalog", dependencies: ["LprojTables", "CICUShim"]),
+        .target(name: "LprojCatalog", dependencies: ["LprojPaths", "LprojTables", "CICUShim"]),
         // libinotifytools, owned by LprojWatch's one thread.
         .systemLibrary(name: "CInotifyTools"),
         // inotify turned into coalesced, normalised file events.
-        .target(name: "LprojWatch", dependencies: ["CInotifyTools", "CLinux", "LprojTables"]),
+        .target(name: "LprojWatch", dependencies: ["CInotifyTools", "CLinux", "LprojPaths"]),
         // The wire protocol: one Codable type per message, and the line framing. No I/O.
         .target(name: "LprojProtocol", dependencies: ["LprojTables"]),
         // libinih and libsystemd, as Debian ships them.
@@ -44,17 +47,17 @@ let package = Package(
         // epoll, eventfd, signalfd, accept4, SO_PEERCRED: what Glibc's module leaves out.
         .target(name: "CLinux"),
         // The daemon: event loop, catalog, subscriptions, history, selections, config.
-        .target(name: "LprojDaemon", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
+        .target(name: "LprojDaemon", dependencies: ["LprojPaths", "LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
         // Talking to lprojd from a client process; LiveBundle.
-        .target(name: "LprojClient", dependencies: ["LprojProtocol", "LprojTables", "LprojCatalog", "CLinux"]),
+        .target(name: "LprojClient", dependencies: ["LprojPaths", "LprojProtocol", "LprojTables", "LprojCatalog", "CLinux"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
         // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
         .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The translator's workbench: an HTTP server over lprojd and the one writer, and its page.
-        .target(name: "LprojStudio", dependencies: ["CHTTP", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojTables"]),
+        .target(name: "LprojStudio", dependencies: ["LprojPaths", "CHTTP", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojTables"]),
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
-        .executableTarget(name: "lprojctl", dependencies: ["LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine",
+        .executableTarget(name: "lprojctl", dependencies: ["LprojPaths", "LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine",
                                                            "LprojStudio"]),
         // The catalog plugin's tool: a String Catalog compiled into exactly the .lproj tables the plugin declared.
         .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojCatalog", "LprojTables", "LprojCommandLine"]),
@@ -64,19 +67,19 @@ let package = Package(
         .executableTarget(name: "lproj-notify", dependencies: ["LprojClient", "LprojCommandLine"], path: "Examples/NotificationWorker"),
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
-        .executableTarget(name: "lproj-bench", dependencies: ["LprojTables", "LprojCatalog", "LprojProtocol", "LprojClient", "LprojCommandLine",
+        .executableTarget(name: "lproj-bench", dependencies: ["LprojPaths", "LprojTables", "LprojCatalog", "LprojProtocol", "LprojClient", "LprojCommandLine",
                                                               "LprojStudio", "CAllocationCounter", "CLinux"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
-        .testTarget(name: "LprojTablesTests", dependencies: ["LprojTables", "LprojTestSupport", "CLinux", "CByteScan"]),
+        .testTarget(name: "LprojTablesTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport", "CLinux", "CByteScan"]),
         .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
-        .testTarget(name: "LprojWatchTests", dependencies: ["LprojWatch", "LprojTables"]),
-        .testTarget(name: "lprojctlTests", dependencies: ["LprojTables", "LprojTestSupport"]),
+        .testTarget(name: "LprojWatchTests", dependencies: ["LprojPaths", "LprojWatch", "LprojTables"]),
+        .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
-        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch",
+        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojPaths", "LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch",
                                                                   "LprojTestSupport", "CLinux"]),
-        .testTarget(name: "LprojClientTests", dependencies: ["LprojClient", "LprojCatalog", "LprojProtocol", "LprojTables"]),
+        .testTarget(name: "LprojClientTests", dependencies: ["LprojPaths", "LprojClient", "LprojCatalog", "LprojProtocol", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LprojPaths
 import LprojTables
 
 /// A bundle's table files by localization, listed but not yet read, so a

@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 import LprojTables
 
 /// A table made into one `<file>` of an XLIFF document for one language, as

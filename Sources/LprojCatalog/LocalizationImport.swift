@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 import LprojTables
 
 /// Translations from an XLIFF document brought back into the tables its

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LprojPaths
 import LprojTables
 
 /// A bundle's tables read from disk, as one immutable value: for each

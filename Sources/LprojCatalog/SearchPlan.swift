@@ -1,3 +1,4 @@
+import LprojPaths
 import LprojTables
 
 /// Preferences turned into the localizations a lookup searches, best

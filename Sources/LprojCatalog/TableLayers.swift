@@ -1,3 +1,4 @@
+import LprojPaths
 import LprojTables
 
 /// How a localization's table is made from its files: the `.strings` table,

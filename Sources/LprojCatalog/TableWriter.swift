@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LprojPaths
 import LprojTables
 
 /// The one writer of tables: every tool that changes a translation

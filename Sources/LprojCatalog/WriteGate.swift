@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LprojPaths
 import LprojTables
 
 /// Where a writer of tables may write: the one rule the writer (`lprojctl

@@ -1,6 +1,7 @@
 import Foundation
 import CoreFoundation   // subclassing Bundle needs the types its overridable members use
 import LprojCatalog
+import LprojPaths
 import LprojTables
 import Synchronization
 
@@ -25,8 +26,8 @@ final class LiveCore: Sendable {
     /// that address from being reused.
     private let publishedSnapshot: Atomic<UInt>
     private let publishedViews = Atomic<UInt>(0)
-    /// `TableHash.seed`, kept here: a request reads it without the global's lazy-initialization check.
-    private let hashSeed = TableHash.seed
+    /// `ByteHash.seed`, kept here: a request reads it without the global's lazy-initialization check.
+    private let hashSeed = ByteHash.seed
     private let observers = ObserverList<LiveBundle.Change>()
     let connected = Mutex(false)
     private let connectionObservers = ObserverList<Bool>()

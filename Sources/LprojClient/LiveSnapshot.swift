@@ -1,5 +1,6 @@
 import Foundation
 import LprojCatalog
+import LprojPaths
 import LprojTables
 import Synchronization
 

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import LprojPaths
 import LprojTables
 
 /// The views made for requests from one snapshot, by the bytes of the
@@ -71,10 +72,10 @@ final class RequestViews: @unchecked Sendable {
         "\u{0}" + preferences.joined(separator: "\u{0}")
     }
 
-    /// The hash a key is kept under (`seed`: `TableHash.seed`).
+    /// The hash a key is kept under (`seed`: `ByteHash.seed`).
     @inline(__always)
     static func hash(_ key: String, seed: UInt64) -> UInt64 {
-        TableHash.hash(key, seed: seed) | 1
+        ByteHash.hash(key, seed: seed) | 1
     }
 
     /// The view kept for `key` (whose hash is `hash`), or nil. Safe beside the writer.

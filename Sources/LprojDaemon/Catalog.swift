@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import LprojCatalog
+import LprojPaths
 import LprojTables
 import LprojWatch
 

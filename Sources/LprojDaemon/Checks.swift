@@ -1,4 +1,5 @@
 import LprojCatalog
+import LprojPaths
 import LprojTables
 
 /// The cross-language checks of the bundles served (`BundleCheck`: the one

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CInih
+import LprojPaths
 
 /// A problem in the configuration: the file, line and key at fault.
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {

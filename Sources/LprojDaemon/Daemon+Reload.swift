@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LprojCatalog
+import LprojPaths
 import LprojTables
 
 /// SIGHUP: the configuration read again and applied to the running daemon.

@@ -5,6 +5,7 @@ import CLinux
 import CSystemd
 import Foundation
 import LprojCatalog
+import LprojPaths
 import LprojProtocol
 import LprojTables
 import LprojWatch

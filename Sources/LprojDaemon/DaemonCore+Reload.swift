@@ -1,4 +1,5 @@
 import LprojCatalog
+import LprojPaths
 import LprojProtocol
 import LprojTables
 

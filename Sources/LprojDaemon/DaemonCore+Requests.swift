@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import LprojCatalog
+import LprojPaths
 import LprojProtocol
 import LprojTables
 

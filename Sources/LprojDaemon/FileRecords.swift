@@ -1,3 +1,4 @@
+import LprojPaths
 import LprojTables
 
 /// The catalog's record of each table file, by path — kept by directory:

@@ -5,6 +5,7 @@ import Dispatch
 import CLinux
 import Foundation
 import LprojCatalog
+import LprojPaths
 import LprojTables
 import LprojWatch
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 import LprojProtocol
 import LprojTables
 

@@ -1,3 +1,4 @@
+import LprojPaths
 import LprojTables
 import LprojWatch
 

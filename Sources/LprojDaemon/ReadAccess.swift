@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LprojPaths
 import LprojTables
 
 /// Which bundles a peer is served: only those it could read itself. The

@@ -1,3 +1,4 @@
+import LprojPaths
 import LprojProtocol
 import LprojTables
 

@@ -1,3 +1,4 @@
+import LprojPaths
 import LprojTables
 
 /// Which table: a bundle directory, a localization in it, a table name.
@@ -19,13 +20,13 @@ public struct TableAddress: Hashable, Sendable, Comparable {
         hasher.combine(bytesHash)
     }
 
-    /// What dictionaries and sets use (`Hasher` left out, see `TableHash.rawHashValue`).
+    /// What dictionaries and sets use (`Hasher` left out, see `ByteHash.rawHashValue`).
     public func _rawHashValue(seed: Int) -> Int {
-        TableHash.rawHashValue(bytesHash, seed: seed)
+        ByteHash.rawHashValue(bytesHash, seed: seed)
     }
 
     private var bytesHash: UInt64 {
-        TableHash.hash(bundle) &+ 31 &* (TableHash.hash(localization) &+ 31 &* TableHash.hash(table))
+        ByteHash.hash(bundle) &+ 31 &* (ByteHash.hash(localization) &+ 31 &* ByteHash.hash(table))
     }
 
     /// Equal when the bytes are: names that differ only in Unicode

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LprojCatalog
+import LprojPaths
 import LprojTables
 import LprojWatch
 

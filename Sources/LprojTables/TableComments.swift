@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 
 /// The comments a table's file gives its keys: in `.strings` text the
 /// comment right above an entry (genstrings' and Xcode's place for it), in

@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 
 /// One change to a table, in the terms of its entries.
 public enum TableEdit: Hashable, Sendable {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLinux
 import Foundation
+import LprojPaths
 
 /// A table's compact form as bytes another process maps and reads in
 /// place — how lprojd shares the tables it parsed with every process of a
@@ -199,7 +200,7 @@ public enum TableImage {
     /// chain of dependent multiplies), the lanes and the tail then hashed
     /// together. (Version 1 hashed the body in one lane.)
     static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        let head = TableHash.hash(UnsafeRawBufferPointer(rebasing: bytes[..<checksumOffset]), seed: checksumSeed)
+        let head = ByteHash.hash(UnsafeRawBufferPointer(rebasing: bytes[..<checksumOffset]), seed: checksumSeed)
         let body = UnsafeRawBufferPointer(rebasing: bytes[headerSize...])
         var lanes: (UInt64, UInt64, UInt64, UInt64) = (head, head ^ laneKeys.0, head ^ laneKeys.1, head ^ laneKeys.2)
         let blocks = body.count / 32
@@ -212,8 +213,8 @@ public enum TableImage {
                 lanes.3 = laneMix(lanes.3, base.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
             }
         }
-        let seed = withUnsafeBytes(of: lanes) { TableHash.hash($0, seed: UInt64(truncatingIfNeeded: body.count)) }
-        return TableHash.hash(UnsafeRawBufferPointer(rebasing: body[(blocks * 32)...]), seed: seed)
+        let seed = withUnsafeBytes(of: lanes) { ByteHash.hash($0, seed: UInt64(truncatingIfNeeded: body.count)) }
+        return ByteHash.hash(UnsafeRawBufferPointer(rebasing: body[(blocks * 32)...]), seed: seed)
     }
 
     private static let laneKeys: (UInt64, UInt64, UInt64) = (0x9E37_79B9_7F4A_7C15, 0xC2B2_AE3D_27D4_EB4F, 0x1656_67B1_9E37_79F9)

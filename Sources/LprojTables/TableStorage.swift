@@ -90,7 +90,7 @@ final class TableStorage: ManagedBuffer<TableHeader, UInt64> {
     /// Storage of `slotCount` slots (a power of two, more than the records)
     /// over `text`, which it frees: `slots` copied, or empty (unindexed).
     private static func make(slotCount: Int, records: [TableRecord], text: UnsafeMutableBufferPointer<UInt8>, rich: [Entry],
-                             wide: Bool = false, seed: UInt64 = TableHash.seed, slots: UnsafeRawBufferPointer? = nil) -> TableStorage {
+                             wide: Bool = false, seed: UInt64 = ByteHash.seed, slots: UnsafeRawBufferPointer? = nil) -> TableStorage {
         let wide = wide || records.count >= TableIndex.narrowLimit
         let slotBytes = slotCount * (wide ? 8 : 4)
         let recordBytes = records.count * MemoryLayout<TableRecord>.stride
@@ -379,13 +379,13 @@ struct TableIndex {
 
     @inline(__always)
     func hash(ofKeyAt position: Int) -> UInt64 {
-        TableHash.hash(keyBytes(position), seed: seed)
+        ByteHash.hash(keyBytes(position), seed: seed)
     }
 
     /// The hash of `key` in this index.
     @inline(__always)
     func hash(_ key: UnsafeRawBufferPointer) -> UInt64 {
-        TableHash.hash(key, seed: seed)
+        ByteHash.hash(key, seed: seed)
     }
 
     @inline(__always)
@@ -398,4 +398,5 @@ struct TableIndex {
 
 #if canImport(Glibc)
 import Glibc
+import LprojPaths
 #endif

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// One batch's events coalesced: a later event about a file replaces an earlier one; directory events keep their order.
 extension WatchLoop {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// Raw inotify events turned into `FileEvent`s: files written, removed or being written; directories that come, go or
 /// move (watched or forgotten at once); a root that goes or comes back; a link on a root's way that moves.

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// The inotify reader: the kernel's queue read into raw events (not through libinotifytools, whose buffer a poll cannot
 /// see), a batch as everything queued by now, and the paths queued since the last batch (`queuedPaths`) held for the next.

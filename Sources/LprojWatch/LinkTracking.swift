@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// Symbolic links inside the tree and on a root's way: what each led to when last looked at, looked at again after a
 /// batch in which something on their way may have moved, and what a move changes (`linkSwapped`, file links re-read).

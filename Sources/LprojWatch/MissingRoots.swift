@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// Roots that go away and come back: their watches forgotten, the parent watched for their return, a root dropped.
 extension WatchLoop {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// The directories listed instead of watched — those of polled roots, and those a kernel limit kept from a watch — with
 /// their files' stamps; a poll reports what changed since the last look, as inotify would have.

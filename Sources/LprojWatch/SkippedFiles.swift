@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// What the tree skips and says once: a directory it may not read, a FIFO, socket or device named like a table.
 extension WatchLoop {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// The walk: a directory watched first and then listed, and so down the tree, so that nothing made in between is missed.
 extension WatchLoop {

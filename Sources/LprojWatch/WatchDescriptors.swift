@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// The wd → directory table, kept here and not in libinotifytools (its table goes stale when the kernel drops a watch by
 /// itself): adding and removing kernel watches, the paths a watch's events are about (a directory reached by two paths

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 
 /// The state of a `WatchedTree`, on its owner's thread — the only code that
 /// calls libinotifytools. Its parts are files of their own: the inotify

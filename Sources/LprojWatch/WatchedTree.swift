@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CInotifyTools
 import Foundation
-import LprojTables
+import LprojPaths
 import Synchronization
 
 /// Directory trees watched with inotify through libinotifytools, read by

@@ -2,6 +2,7 @@ import CAllocationCounter
 import Foundation
 import LprojClient
 import LprojCommandLine
+import LprojPaths
 import LprojTables
 
 /// `lproj-bench requests`: a service's request — resolve the request's
@@ -77,7 +78,7 @@ enum RequestsBenchmark {
             // The floor of any cache keyed by the header's bytes: the same lookups, and the header hashed.
             let hashedSameViews = perRequest(headers.count) { index in
                 let view = views[index]
-                var length = Int(truncatingIfNeeded: TableHash.hash(headers[index]))
+                var length = Int(truncatingIfNeeded: ByteHash.hash(headers[index]))
                 for key in requestKeys[index] { length &+= view.localizedString(forKey: key, value: nil, table: nil).utf8.count }
                 return length
             }

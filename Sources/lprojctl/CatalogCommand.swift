@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojPaths
 import LprojTables
 
 /// `lprojctl catalog`: String Catalogs on Linux.

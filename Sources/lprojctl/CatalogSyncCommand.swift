@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojPaths
 import LprojTables
 
 /// `lprojctl catalog sync`: a String Catalog's keys made the keys its sources use (`CatalogSync`).

@@ -2,6 +2,7 @@ import Foundation
 import LprojCatalog
 import LprojClient
 import LprojCommandLine
+import LprojPaths
 import LprojProtocol
 
 /// `lprojctl coverage`: how far each localization of a bundle is translated.

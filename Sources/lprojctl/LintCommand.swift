@@ -1,5 +1,6 @@
 import Foundation
 import LprojCommandLine
+import LprojPaths
 import LprojTables
 
 /// `lprojctl lint`: every problem in every table under the given paths.

@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojPaths
 import LprojProtocol
 
 /// `lprojctl misses`: the keys running apps looked up and did not find.

@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojPaths
 import LprojTables
 
 /// `lprojctl scan`: the keys sources use (`SourceScanner`) against a bundle's tables.

@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojPaths
 import LprojStudio
 
 /// `lprojctl studio`: the translator's workbench in the browser.

@@ -2,6 +2,7 @@ import Foundation
 import LprojClient
 import LprojCatalog
 import LprojCommandLine
+import LprojPaths
 import LprojProtocol
 import LprojTables
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import LprojClient
+import LprojPaths
 import LprojTables
 import Synchronization
 import XCTest
@@ -8,7 +9,7 @@ import XCTest
 /// bytes of its key, full at half its capacity, grown with its views,
 /// bounded, and releasing what it held.
 final class RequestViewsTests: XCTestCase {
-    private let seed = TableHash.seed
+    private let seed = ByteHash.seed
 
     func testAViewIsFoundByTheBytesOfItsKey() throws {
         let table = RequestViews(capacity: 64, limit: 32)

@@ -1,5 +1,6 @@
 import Foundation
 import LprojCatalog
+import LprojPaths
 import LprojProtocol
 import LprojTables
 import LprojWatch

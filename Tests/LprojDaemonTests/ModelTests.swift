@@ -1,5 +1,6 @@
 import Foundation
 import LprojClient
+import LprojPaths
 import LprojProtocol
 import LprojTables
 import LprojTestSupport

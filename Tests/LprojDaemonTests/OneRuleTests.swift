@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojClient
+import LprojPaths
 import LprojProtocol
 import LprojTables
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 import LprojTables
 import XCTest
 @testable import LprojWatch

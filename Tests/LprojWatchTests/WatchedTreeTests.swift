@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 import XCTest
 import LprojTables
 @testable import LprojWatch

@@ -1,4 +1,5 @@
 import Foundation
+import LprojPaths
 import LprojTestSupport
 import XCTest
 @testable import LprojTables

@@ -4,7 +4,7 @@
 ///
 /// Not for anything stored or sent with the process's seed: values differ
 /// between processes (what is, a table image, carries the seed it used).
-package enum TableHash {
+package enum ByteHash {
     /// The hash of `bytes`.
     @inline(__always)
     package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {

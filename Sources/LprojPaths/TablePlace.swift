@@ -1,4 +1,3 @@
-import LprojTables
 
 /// Where a table file belongs: the one rule, used by the daemon's catalog,
 /// `LocalizedBundle` (a client's offline start, `lprojctl get`) and the

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import LprojTables
 
 /// The `Exclude=` patterns of the configuration, matched against paths
 /// under the roots: a pattern without `/` matches any one name in the path

@@ -119,7 +119,7 @@ public struct LinkPolicy: Sendable {
     }
 
     /// Where the open file `descriptor` really is.
-    static func realPath(of descriptor: Int32) -> String? {
+    package static func realPath(of descriptor: Int32) -> String? {
         linkText("/proc/self/fd/\(descriptor)")
     }
 
@@ -131,13 +131,13 @@ public struct LinkPolicy: Sendable {
         return String(decoding: target.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    enum Scope: Sendable {
+    package enum Scope: Sendable {
         case everywhere
         case under([String])
     }
 
     /// Where links may lead (the reader opens without `O_NOFOLLOW` only for `everywhere`).
-    let scope: Scope
+    package let scope: Scope
 
     private init(scope: Scope) {
         self.scope = scope

@@ -30,12 +30,12 @@ public struct ExactName: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(TableHash.hash(string))
+        hasher.combine(ByteHash.hash(string))
     }
 
-    /// What dictionaries and sets use (`Hasher` left out, see `TableHash.rawHashValue`).
+    /// What dictionaries and sets use (`Hasher` left out, see `ByteHash.rawHashValue`).
     public func _rawHashValue(seed: Int) -> Int {
-        TableHash.rawHashValue(TableHash.hash(string), seed: seed)
+        ByteHash.rawHashValue(ByteHash.hash(string), seed: seed)
     }
 
     public static func == (lhs: ExactName, rhs: ExactName) -> Bool {
