@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "LprojPaths", targets: ["LprojPaths"]),
         .library(name: "LprojTables", targets: ["LprojTables"]),
+        .library(name: "LprojLanguages", targets: ["LprojLanguages"]),
         .library(name: "LprojCatalog", targets: ["LprojCatalog"]),
         .library(name: "LprojProtocol", targets: ["LprojProtocol"]),
         .library(name: "LprojWatch", targets: ["LprojWatch"]),
@@ -33,8 +34,10 @@ let package = Package(
             name: "CICUShim",
             linkerSettings: [.linkedLibrary("icui18n"), .linkedLibrary("icuuc")]
         ),
-        // Languages: tags, Apple-compatible matching, fallback, plurals, formatting, lookup.
-        .target(name: "LprojCatalog", dependencies: ["LprojPaths", "LprojTables", "CICUShim"]),
+        // Languages: tags, Apple's matching, plurals, formatting, pseudolanguages.
+        .target(name: "LprojLanguages", dependencies: ["LprojTables", "CICUShim"]),
+        // Bundles, lookup, the writer and interchange (being cut into modules of their own).
+        .target(name: "LprojCatalog", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages"]),
         // libinotifytools, owned by LprojWatch's one thread.
         .systemLibrary(name: "CInotifyTools"),
         // inotify turned into coalesced, normalised file events.
@@ -47,17 +50,17 @@ let package = Package(
         // epoll, eventfd, signalfd, accept4, SO_PEERCRED: what Glibc's module leaves out.
         .target(name: "CLinux"),
         // The daemon: event loop, catalog, subscriptions, history, selections, config.
-        .target(name: "LprojDaemon", dependencies: ["LprojPaths", "LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
+        .target(name: "LprojDaemon", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
         // Talking to lprojd from a client process; LiveBundle.
-        .target(name: "LprojClient", dependencies: ["LprojPaths", "LprojProtocol", "LprojTables", "LprojCatalog", "CLinux"]),
+        .target(name: "LprojClient", dependencies: ["LprojLanguages", "LprojPaths", "LprojProtocol", "LprojTables", "LprojCatalog", "CLinux"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
         // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
         .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The translator's workbench: an HTTP server over lprojd and the one writer, and its page.
-        .target(name: "LprojStudio", dependencies: ["LprojPaths", "CHTTP", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojTables"]),
+        .target(name: "LprojStudio", dependencies: ["LprojLanguages", "LprojPaths", "CHTTP", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojTables"]),
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
-        .executableTarget(name: "lprojctl", dependencies: ["LprojPaths", "LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine",
+        .executableTarget(name: "lprojctl", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine",
                                                            "LprojStudio"]),
         // The catalog plugin's tool: a String Catalog compiled into exactly the .lproj tables the plugin declared.
         .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojCatalog", "LprojTables", "LprojCommandLine"]),
@@ -72,7 +75,7 @@ let package = Package(
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport", "CLinux", "CByteScan"]),
-        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojCatalog", "LprojTables"]),
+        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojLanguages", "LprojCatalog", "LprojTables"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojPaths", "LprojWatch", "LprojTables"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport"]),

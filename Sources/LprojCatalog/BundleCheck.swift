@@ -1,4 +1,5 @@
 import Foundation
+import LprojLanguages
 import LprojTables
 
 /// Cross-language checks of one bundle: each localization's tables against
@@ -125,7 +126,7 @@ public struct BundleCheck: Sendable {
         for problem in arguments.problems { report(.error, "\"\(key)\": \(problem)") }
         let rules = Self.pluralRules(of: entry)
         if !rules.isEmpty {
-            let categories = Self.pluralCategories(of: localization)
+            let categories = PluralCategory.names(of: localization)
             for (variable, rule) in rules {
                 let forms = Set(rule.keys)
                 let named = variable.map { "variable \($0) of \"\(key)\"" } ?? "\"\(key)\""
@@ -245,12 +246,6 @@ public struct BundleCheck: Sendable {
         let code = LanguageTag(localization)?.identifier ?? localization
         guard let name = Locale(identifier: "en_US").localizedString(forIdentifier: code), name != code else { return code }
         return "\(name) (\(code))"
-    }
-
-    /// The CLDR plural categories of a localization's language (nil for `Base` or a name ICU does not know).
-    static func pluralCategories(of localization: String) -> [String]? {
-        guard let tag = LanguageTag(localization), !tag.isBase else { return nil }
-        return ICU.pluralCategories(tag.identifier)
     }
 
     /// The plural rules of an entry: its value's (variable nil) and each variable's.

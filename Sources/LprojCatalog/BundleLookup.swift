@@ -1,3 +1,4 @@
+import LprojLanguages
 import LprojTables
 
 /// A key looked up in a bundle for a list of preferred languages, the way an

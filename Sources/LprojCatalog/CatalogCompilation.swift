@@ -1,3 +1,4 @@
+import LprojLanguages
 import LprojTables
 
 /// One String Catalog file checked and compiled (`CatalogCompiler`), as

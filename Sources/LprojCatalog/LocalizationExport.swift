@@ -1,4 +1,5 @@
 import Foundation
+import LprojLanguages
 import LprojPaths
 import LprojTables
 

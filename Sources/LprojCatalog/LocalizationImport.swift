@@ -1,4 +1,5 @@
 import Foundation
+import LprojLanguages
 import LprojPaths
 import LprojTables
 
@@ -90,7 +91,7 @@ public struct LocalizationImport: Sendable {
         // A catalog's substitution forms write the variable's argument as %arg: read as the specifier the source gives it.
         let sourceTable = unitEncoding == .catalog ? try? writer.current(language: file.sourceLanguage).table : nil
         var plan = Plan(writer: writer, language: language, original: file.original)
-        let categories = BundleCheck.pluralCategories(of: language)
+        let categories = PluralCategory.names(of: language)
         // A key translated by plural or device in this file has no single text: its plain unit (an
         // export offers one when the translation did not vary yet) gives way to the variations.
         let varied = Set(file.units.compactMap { unit -> String? in

@@ -1,3 +1,4 @@
+import LprojLanguages
 import LprojTables
 
 /// How a key was looked up: each table tried, and where the text came from.

@@ -1,3 +1,4 @@
+import LprojLanguages
 import LprojPaths
 import LprojTables
 

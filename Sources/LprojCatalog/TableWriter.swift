@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LprojLanguages
 import LprojPaths
 import LprojTables
 
@@ -145,7 +146,7 @@ public struct TableWriter: Sendable {
         guard Variants.pluralCategories.contains(category) else {
             throw .invalid("'\(category)' is not a plural category (\(Variants.pluralCategories.joined(separator: ", ")))")
         }
-        if category != "zero", category != "other", let categories = BundleCheck.pluralCategories(of: target.language), !categories.contains(category) {
+        if category != "zero", category != "other", let categories = PluralCategory.names(of: target.language), !categories.contains(category) {
             throw .invalid("\(BundleCheck.languageInWords(target.language)) has no \"\(category)\" plural form (CLDR: \(BundleCheck.ordered(categories)))")
         }
         guard let file = target.catalog ?? target.stringsdict else { throw .invalid("no table file") }

@@ -1,5 +1,6 @@
 import Foundation
 import LprojCatalog
+import LprojLanguages
 
 /// An app's selected language kept on this machine without a daemon:
 /// `$XDG_CONFIG_HOME/lprojd/<app>.language` (default `~/.config`), one tag.

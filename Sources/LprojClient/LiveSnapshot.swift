@@ -1,5 +1,6 @@
 import Foundation
 import LprojCatalog
+import LprojLanguages
 import LprojPaths
 import LprojTables
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import LprojCatalog
+import LprojLanguages
 import LprojProtocol
 import LprojTables
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import LprojCatalog
+import LprojLanguages
 import LprojPaths
 import LprojProtocol
 import LprojTables

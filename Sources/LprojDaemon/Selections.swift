@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LprojCatalog
+import LprojLanguages
 import LprojTables
 
 /// Languages selected per app (`select-language`), persisted in the state

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import LprojCatalog
 import LprojClient
+import LprojLanguages
 import LprojPaths
 import LprojProtocol
 import LprojTables

@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojLanguages
 import LprojPaths
 import LprojTables
 

@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojLanguages
 
 /// `lprojctl match`: which localizations a list of preferences selects.
 enum MatchCommand {

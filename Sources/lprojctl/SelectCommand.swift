@@ -1,6 +1,7 @@
 import Foundation
 import LprojCatalog
 import LprojCommandLine
+import LprojLanguages
 import LprojProtocol
 
 /// `lprojctl select`: choose the language an app shows, for all its processes.

@@ -1,4 +1,5 @@
 import LprojCatalog
+import LprojLanguages
 import LprojTables
 import XCTest
 

@@ -1,3 +1,4 @@
+@testable import LprojLanguages
 import LprojTables
 import XCTest
 @testable import LprojCatalog

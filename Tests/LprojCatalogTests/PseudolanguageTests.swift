@@ -1,5 +1,6 @@
 import Foundation
 import LprojCatalog
+import LprojLanguages
 import LprojTables
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LprojLanguages
 import LprojTables
 import XCTest
 @testable import LprojCatalog

@@ -1,3 +1,4 @@
+@testable import LprojLanguages
 import XCTest
 @testable import LprojCatalog
 

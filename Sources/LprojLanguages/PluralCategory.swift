@@ -23,6 +23,13 @@ extension PluralCategory {
     /// order (nil for `Base` or a name ICU does not know): the forms a
     /// translator fills in.
     public static func categories(of localization: String) -> [String]? {
-        BundleCheck.pluralCategories(of: localization).map { found in Variants.pluralCategories.filter(found.contains) }
+        names(of: localization).map { found in Variants.pluralCategories.filter(found.contains) }
+    }
+
+    /// The CLDR plural categories of a localization's language as ICU names
+    /// them (nil for `Base` or a name ICU does not know).
+    public static func names(of localization: String) -> [String]? {
+        guard let tag = LanguageTag(localization), !tag.isBase else { return nil }
+        return ICU.pluralCategories(tag.identifier)
     }
 }
