@@ -8,7 +8,9 @@ let package = Package(
         .library(name: "LprojPaths", targets: ["LprojPaths"]),
         .library(name: "LprojTables", targets: ["LprojTables"]),
         .library(name: "LprojLanguages", targets: ["LprojLanguages"]),
-        .library(name: "LprojCatalog", targets: ["LprojCatalog"]),
+        .library(name: "LprojBundles", targets: ["LprojBundles"]),
+        .library(name: "LprojEditing", targets: ["LprojEditing"]),
+        .library(name: "LprojExchange", targets: ["LprojExchange"]),
         .library(name: "LprojProtocol", targets: ["LprojProtocol"]),
         .library(name: "LprojWatch", targets: ["LprojWatch"]),
         .library(name: "LprojDaemon", targets: ["LprojDaemon"]),
@@ -36,8 +38,12 @@ let package = Package(
         ),
         // Languages: tags, Apple's matching, plurals, formatting, pseudolanguages.
         .target(name: "LprojLanguages", dependencies: ["LprojTables", "CICUShim"]),
-        // Bundles, lookup, the writer and interchange (being cut into modules of their own).
-        .target(name: "LprojCatalog", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages"]),
+        // Bundles: listing, layers, the search plan, the lookup, the development localization, checks, coverage.
+        .target(name: "LprojBundles", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages"]),
+        // Changing a table on disk: the one writer, its gate and locks, atomic replace, versions.
+        .target(name: "LprojEditing", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages", "LprojBundles"]),
+        // Interchange: XLIFF, unit ids, export and import, the source scanner, String Catalog compile, sync and migration.
+        .target(name: "LprojExchange", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages", "LprojBundles", "LprojEditing"]),
         // libinotifytools, owned by LprojWatch's one thread.
         .systemLibrary(name: "CInotifyTools"),
         // inotify turned into coalesced, normalised file events.
@@ -50,39 +56,39 @@ let package = Package(
         // epoll, eventfd, signalfd, accept4, SO_PEERCRED: what Glibc's module leaves out.
         .target(name: "CLinux"),
         // The daemon: event loop, catalog, subscriptions, history, selections, config.
-        .target(name: "LprojDaemon", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojCatalog", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
+        .target(name: "LprojDaemon", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojBundles", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
         // Talking to lprojd from a client process; LiveBundle.
-        .target(name: "LprojClient", dependencies: ["LprojLanguages", "LprojPaths", "LprojProtocol", "LprojTables", "LprojCatalog", "CLinux"]),
+        .target(name: "LprojClient", dependencies: ["LprojLanguages", "LprojPaths", "LprojProtocol", "LprojTables", "LprojBundles", "CLinux"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
         // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
         .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The translator's workbench: an HTTP server over lprojd and the one writer, and its page.
-        .target(name: "LprojStudio", dependencies: ["LprojLanguages", "LprojPaths", "CHTTP", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojTables"]),
+        .target(name: "LprojStudio", dependencies: ["LprojLanguages", "LprojPaths", "CHTTP", "LprojBundles", "LprojEditing", "LprojClient", "LprojProtocol", "LprojTables"]),
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
-        .executableTarget(name: "lprojctl", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojCatalog", "LprojClient", "LprojProtocol", "LprojCommandLine",
+        .executableTarget(name: "lprojctl", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojBundles", "LprojEditing", "LprojExchange", "LprojClient", "LprojProtocol", "LprojCommandLine",
                                                            "LprojStudio"]),
         // The catalog plugin's tool: a String Catalog compiled into exactly the .lproj tables the plugin declared.
-        .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojCatalog", "LprojTables", "LprojCommandLine"]),
+        .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojExchange", "LprojTables", "LprojCommandLine"]),
         .plugin(name: "LprojCatalogPlugin", capability: .buildTool(), dependencies: ["lproj-catalog-compile"]),
         .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
         // An example service: per-recipient messages from each one's Accept-Language, live.
         .executableTarget(name: "lproj-notify", dependencies: ["LprojClient", "LprojCommandLine"], path: "Examples/NotificationWorker"),
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
-        .executableTarget(name: "lproj-bench", dependencies: ["LprojPaths", "LprojTables", "LprojCatalog", "LprojProtocol", "LprojClient", "LprojCommandLine",
+        .executableTarget(name: "lproj-bench", dependencies: ["LprojPaths", "LprojTables", "LprojBundles", "LprojEditing", "LprojExchange", "LprojProtocol", "LprojClient", "LprojCommandLine",
                                                               "LprojStudio", "CAllocationCounter", "CLinux"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport", "CLinux", "CByteScan"]),
-        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojLanguages", "LprojCatalog", "LprojTables"]),
+        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojLanguages", "LprojBundles", "LprojExchange", "LprojTables"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojPaths", "LprojWatch", "LprojTables"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
-        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojPaths", "LprojDaemon", "LprojClient", "LprojProtocol", "LprojCatalog", "LprojTables", "LprojWatch",
+        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojPaths", "LprojDaemon", "LprojClient", "LprojProtocol", "LprojBundles", "LprojTables", "LprojWatch",
                                                                   "LprojTestSupport", "CLinux"]),
-        .testTarget(name: "LprojClientTests", dependencies: ["LprojPaths", "LprojClient", "LprojCatalog", "LprojProtocol", "LprojTables"]),
+        .testTarget(name: "LprojClientTests", dependencies: ["LprojPaths", "LprojClient", "LprojBundles", "LprojExchange", "LprojProtocol", "LprojTables"]),
     ],
     swiftLanguageModes: [.v6]
 )

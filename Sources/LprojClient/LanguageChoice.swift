@@ -1,5 +1,4 @@
 import Foundation
-import LprojCatalog
 import LprojLanguages
 
 /// An app's selected language kept on this machine without a daemon:

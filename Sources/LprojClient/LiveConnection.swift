@@ -1,5 +1,4 @@
 import Foundation
-import LprojCatalog
 import LprojProtocol
 import LprojTables
 import Synchronization

@@ -1,6 +1,5 @@
 import Foundation
 import CoreFoundation   // subclassing Bundle needs the types its overridable members use
-import LprojCatalog
 import LprojLanguages
 import LprojPaths
 import LprojTables

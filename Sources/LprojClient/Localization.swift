@@ -1,5 +1,4 @@
 import Foundation
-import LprojCatalog
 import LprojLanguages
 import LprojProtocol
 import LprojTables

@@ -1,4 +1,4 @@
-import LprojCatalog
+import LprojBundles
 import LprojPaths
 import LprojTables
 import Synchronization

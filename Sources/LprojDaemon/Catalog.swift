@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Dispatch
-import LprojCatalog
+import LprojBundles
 import LprojPaths
 import LprojTables
 import LprojWatch

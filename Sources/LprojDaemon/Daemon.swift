@@ -4,7 +4,6 @@ import Glibc
 import CLinux
 import CSystemd
 import Foundation
-import LprojCatalog
 import LprojPaths
 import LprojProtocol
 import LprojTables

@@ -1,4 +1,3 @@
-import LprojCatalog
 import LprojPaths
 import LprojProtocol
 import LprojTables

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import Foundation
-import LprojCatalog
+import LprojBundles
 import LprojLanguages
 import LprojPaths
 import LprojProtocol

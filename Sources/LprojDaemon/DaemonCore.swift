@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import LprojCatalog
 import LprojPaths
 import LprojProtocol
 import LprojTables

@@ -4,7 +4,6 @@ import Glibc
 import Dispatch
 import CLinux
 import Foundation
-import LprojCatalog
 import LprojPaths
 import LprojTables
 import LprojWatch

@@ -1,4 +1,3 @@
-import LprojCatalog
 import LprojPaths
 import LprojTables
 import Synchronization

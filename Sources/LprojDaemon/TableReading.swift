@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import LprojCatalog
 import LprojPaths
 import LprojTables
 import LprojWatch

@@ -1,4 +1,3 @@
-import LprojCatalog
 import LprojTables
 import LprojWatch
 

@@ -2,8 +2,9 @@
 import Glibc
 #endif
 import Foundation
-import LprojCatalog
+import LprojBundles
 import LprojClient
+import LprojEditing
 import LprojLanguages
 import LprojPaths
 import LprojProtocol

@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojExchange
 import LprojTables
 
 /// `lproj-bench catalog`: compiling a String Catalog into every language's

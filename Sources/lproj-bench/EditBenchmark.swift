@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
 import LprojTables
 
 /// `lproj-bench edit`: a `set` through the one writer (lock, version,

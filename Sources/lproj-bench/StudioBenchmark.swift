@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
 import LprojStudio
 
 /// `lproj-bench studio`: a page's `PUT /api/entry` until a second page's

@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojExchange
 import LprojTables
 
 // The build plugin's tool (LprojCatalogPlugin): one String Catalog compiled

@@ -1,6 +1,7 @@
 import Foundation
-import LprojCatalog
+import LprojBundles
 import LprojCommandLine
+import LprojExchange
 import LprojPaths
 import LprojTables
 

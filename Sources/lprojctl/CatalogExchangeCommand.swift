@@ -1,6 +1,7 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
+import LprojExchange
 import LprojLanguages
 import LprojPaths
 import LprojTables

@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
 import LprojLanguages
 import LprojPaths
 import LprojTables

@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
 import LprojTables
 
 /// What `set`, `rm` and `mv` print, and their exit status: 0 written,

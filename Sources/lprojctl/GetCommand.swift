@@ -1,6 +1,7 @@
 import Foundation
-import LprojCatalog
+import LprojBundles
 import LprojCommandLine
+import LprojEditing
 import LprojLanguages
 import LprojPaths
 import LprojProtocol

@@ -1,5 +1,5 @@
 import Foundation
-import LprojCatalog
+import LprojBundles
 import LprojCommandLine
 import LprojLanguages
 

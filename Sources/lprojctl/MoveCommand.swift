@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
 
 /// `lprojctl mv`: rename a key in every localization of a table.
 enum MoveCommand {

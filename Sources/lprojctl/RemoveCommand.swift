@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
 
 /// `lprojctl rm`: remove keys from a table, keeping every other byte.
 enum RemoveCommand {

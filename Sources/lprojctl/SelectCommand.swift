@@ -1,5 +1,4 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
 import LprojLanguages
 import LprojProtocol

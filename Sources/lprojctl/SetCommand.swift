@@ -1,6 +1,6 @@
 import Foundation
-import LprojCatalog
 import LprojCommandLine
+import LprojEditing
 
 /// `lprojctl set`: change one translation, keeping every other byte of the table.
 enum SetCommand {

@@ -1,6 +1,5 @@
 import Foundation
 import LprojClient
-import LprojCatalog
 import LprojCommandLine
 import LprojPaths
 import LprojProtocol

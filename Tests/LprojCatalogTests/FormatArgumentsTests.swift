@@ -1,5 +1,5 @@
-import LprojCatalog
-import LprojLanguages
+@testable import LprojBundles
+@testable import LprojLanguages
 import LprojTables
 import XCTest
 

@@ -1,7 +1,7 @@
 @testable import LprojLanguages
+@testable import LprojBundles
 import LprojTables
 import XCTest
-@testable import LprojCatalog
 
 final class LanguageMatcherTests: XCTestCase {
     func testICUData() {

@@ -2,7 +2,6 @@ import Foundation
 @testable import LprojLanguages
 import LprojTables
 import XCTest
-@testable import LprojCatalog
 
 final class PluralTests: XCTestCase {
     func categories(_ language: String, _ numbers: [Int]) -> [String] {

@@ -1,6 +1,5 @@
 import Foundation
-import LprojCatalog
-import LprojLanguages
+@testable import LprojLanguages
 import LprojTables
 import XCTest
 

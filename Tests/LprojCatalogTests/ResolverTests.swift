@@ -1,8 +1,8 @@
 import Foundation
 @testable import LprojLanguages
+@testable import LprojBundles
 import LprojTables
 import XCTest
-@testable import LprojCatalog
 
 final class ResolverTests: XCTestCase {
     let tables: [String: [String: Table]] = [

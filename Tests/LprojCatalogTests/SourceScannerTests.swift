@@ -1,5 +1,5 @@
 import Foundation
-import LprojCatalog
+@testable import LprojExchange
 import XCTest
 
 /// `SourceScanner` on the fixture sources in Tests/Fixtures/scan: every

@@ -1,6 +1,5 @@
 @testable import LprojLanguages
 import XCTest
-@testable import LprojCatalog
 
 final class SystemLanguagesTests: XCTestCase {
     func testGettextOrder() {

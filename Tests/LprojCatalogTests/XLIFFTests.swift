@@ -1,6 +1,6 @@
 import Foundation
+@testable import LprojExchange
 import XCTest
-@testable import LprojCatalog
 @testable import LprojTables
 
 /// XLIFF as Xcode exchanges it: unit ids both ways, the reader's refusals,

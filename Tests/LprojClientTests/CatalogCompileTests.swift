@@ -1,6 +1,7 @@
 import Foundation
-import LprojCatalog
 @testable import LprojClient
+@testable import LprojBundles
+@testable import LprojExchange
 import LprojTables
 import XCTest
 

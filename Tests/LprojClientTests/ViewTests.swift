@@ -1,5 +1,4 @@
 import Foundation
-import LprojCatalog
 @testable import LprojClient
 import LprojTables
 import Synchronization

@@ -1,5 +1,4 @@
 import Foundation
-import LprojCatalog
 import LprojClient
 import LprojPaths
 import LprojProtocol

@@ -1,5 +1,4 @@
 import Foundation
-import LprojCatalog
 import LprojPaths
 import LprojProtocol
 import LprojTables

@@ -1,5 +1,5 @@
 import Foundation
-import LprojCatalog
+@testable import LprojBundles
 import LprojClient
 import LprojPaths
 import LprojProtocol

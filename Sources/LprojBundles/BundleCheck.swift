@@ -201,14 +201,14 @@ public struct BundleCheck: Sendable {
     // MARK: - Rules
 
     /// A problem found comparing two values' arguments.
-    struct Problem {
-        var severity: Diagnostic.Severity
-        var message: String
-        var hint: String?
+    package struct Problem {
+        package var severity: Diagnostic.Severity
+        package var message: String
+        package var hint: String?
     }
 
     /// How `translated` reads its arguments against `original`.
-    static func compare(_ original: FormatArguments, _ translated: FormatArguments, development: String, localization: String) -> [Problem] {
+    package static func compare(_ original: FormatArguments, _ translated: FormatArguments, development: String, localization: String) -> [Problem] {
         var problems: [Problem] = []
         for position in Set(original.uses.keys).union(translated.uses.keys).sorted() {
             let before = original.uses[position] ?? [], after = translated.uses[position] ?? []
@@ -242,7 +242,7 @@ public struct BundleCheck: Sendable {
     }
 
     /// A localization's language in words with its code, for messages: `Belarusian (be)`.
-    static func languageInWords(_ localization: String) -> String {
+    package static func languageInWords(_ localization: String) -> String {
         let code = LanguageTag(localization)?.identifier ?? localization
         guard let name = Locale(identifier: "en_US").localizedString(forIdentifier: code), name != code else { return code }
         return "\(name) (\(code))"
@@ -356,7 +356,7 @@ public struct BundleCheck: Sendable {
         diagnostic.severity == .error || supersedes(diagnostic)
     }
 
-    static func ordered(_ categories: [String]) -> String {
+    package static func ordered(_ categories: [String]) -> String {
         categories.sorted { order($0) < order($1) }.joined(separator: ", ")
     }
 

@@ -1,4 +1,6 @@
 import Foundation
+import LprojBundles
+import LprojEditing
 import LprojLanguages
 import LprojPaths
 import LprojTables

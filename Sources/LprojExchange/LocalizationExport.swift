@@ -1,4 +1,5 @@
 import Foundation
+import LprojBundles
 import LprojLanguages
 import LprojPaths
 import LprojTables

@@ -93,7 +93,7 @@ public enum Resolver {
 
     /// An entry's text shown without arguments: a plain string as it is, a rule (plural, device) as its `other`
     /// form, variables substituted and specifiers left in place — what a view's `localizedString(forKey:)` gives.
-    static func shown(_ entry: Entry, in localization: String) -> String {
+    package static func shown(_ entry: Entry, in localization: String) -> String {
         if let text = entry.text { return text }
         return StringFormatter.forLocalization(localization).string(for: entry, arguments: [])
     }

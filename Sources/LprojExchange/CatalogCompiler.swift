@@ -1,4 +1,5 @@
 import Foundation
+import LprojTables
 
 /// A String Catalog turned into what Xcode's build makes of it: per
 /// language, a `.strings` table of the plain strings and a `.stringsdict`

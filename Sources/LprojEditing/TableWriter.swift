@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LprojBundles
 import LprojLanguages
 import LprojPaths
 import LprojTables
