@@ -94,13 +94,17 @@ FUZZ_ASAN := ASAN_OPTIONS=malloc_context_size=0:quarantine_size_mb=16
 FUZZ_LSAN := LSAN_OPTIONS=suppressions=Fuzz/lsan.supp
 fuzz: deps
 	mkdir -p .build/fuzz fuzz-artifacts
-	@# LprojTables imports the CLinux and CByteScan shims: their headers as modules, their C files compiled beside.
+	@# The parsers import the CLinux and CByteScan shims: their headers as modules, their C files compiled beside.
 	printf 'module CLinux {\n  header "%s/Sources/CLinux/include/lproj_linux.h"\n  export *\n}\nmodule CByteScan {\n  header "%s/Sources/CByteScan/include/lproj_byte_scan.h"\n  export *\n}\n' "$(CURDIR)" "$(CURDIR)" > .build/fuzz/module.modulemap
 	$(dir $(SWIFT))clang -O1 -g -fsanitize=fuzzer-no-link,address -c Sources/CLinux/lproj_linux.c -I Sources/CLinux/include -o .build/fuzz/lproj_linux.o
 	$(dir $(SWIFT))clang -O1 -g -fsanitize=fuzzer-no-link,address -c Sources/CByteScan/lproj_byte_scan.c -I Sources/CByteScan/include -o .build/fuzz/lproj_byte_scan.o
+	@# The parsers' modules (paths, tables, formats) compiled as one, their imports of each other left out.
+	rm -rf .build/fuzz/src && mkdir -p .build/fuzz/src
+	for f in Sources/LprojPaths/*.swift Sources/LprojTables/*.swift $$(find Sources/LprojFormats -name '*.swift'); do \
+	  sed '/^import Lproj/d' "$$f" > .build/fuzz/src/$$(basename "$$f"); done
 	$(SWIFTC) -O -g -sanitize=fuzzer,address -parse-as-library -module-name LprojTablesFuzz -package-name lprojd \
 	  -Xcc -fmodule-map-file=.build/fuzz/module.modulemap .build/fuzz/lproj_linux.o .build/fuzz/lproj_byte_scan.o \
-	  Sources/LprojTables/*.swift Fuzz/FuzzTables.swift -o .build/fuzz/fuzz-tables 2>&1 \
+	  .build/fuzz/src/*.swift Fuzz/FuzzTables.swift -o .build/fuzz/fuzz-tables 2>&1 \
 	  | { grep -v 'Cannot export local symbol' || true; }
 	test -x .build/fuzz/fuzz-tables
 	rm -rf .build/fuzz/seeds && mkdir -p .build/fuzz/seeds .build/fuzz/work

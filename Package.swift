@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "LprojPaths", targets: ["LprojPaths"]),
         .library(name: "LprojTables", targets: ["LprojTables"]),
+        .library(name: "LprojFormats", targets: ["LprojFormats"]),
         .library(name: "LprojLanguages", targets: ["LprojLanguages"]),
         .library(name: "LprojBundles", targets: ["LprojBundles"]),
         .library(name: "LprojEditing", targets: ["LprojEditing"]),
@@ -27,8 +28,10 @@ let package = Package(
     targets: [
         // Paths: names compared as bytes, links, listings, temporaries, exclusions, and where a table file belongs.
         .target(name: "LprojPaths", dependencies: ["CLinux"]),
-        // Parse, diagnose, diff and write .strings / .stringsdict / .xcstrings.
-        .target(name: "LprojTables", dependencies: ["LprojPaths", "CLinux", "CByteScan"]),
+        // Tables: entries, tables and their storage, shared images, diffs, diagnostics. No format, no path rule.
+        .target(name: "LprojTables", dependencies: ["LprojPaths", "CLinux"]),
+        // The formats: each one's reader beside its editor (Strings/, PropertyList/, StringCatalog/), and what they share.
+        .target(name: "LprojFormats", dependencies: ["LprojPaths", "LprojTables", "CLinux", "CByteScan"]),
         // The .strings parser's scan with AVX2 where the processor has it (Swift's vectors are SSE2's).
         .target(name: "CByteScan"),
         // ICU behind a C surface: likely subtags, parent locales, plural rules.
@@ -39,56 +42,56 @@ let package = Package(
         // Languages: tags, Apple's matching, plurals, formatting, pseudolanguages.
         .target(name: "LprojLanguages", dependencies: ["LprojTables", "CICUShim"]),
         // Bundles: listing, layers, the search plan, the lookup, the development localization, checks, coverage.
-        .target(name: "LprojBundles", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages"]),
+        .target(name: "LprojBundles", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojLanguages"]),
         // Changing a table on disk: the one writer, its gate and locks, atomic replace, versions.
-        .target(name: "LprojEditing", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages", "LprojBundles"]),
+        .target(name: "LprojEditing", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojLanguages", "LprojBundles"]),
         // Interchange: XLIFF, unit ids, export and import, the source scanner, String Catalog compile, sync and migration.
-        .target(name: "LprojExchange", dependencies: ["LprojPaths", "LprojTables", "LprojLanguages", "LprojBundles", "LprojEditing"]),
+        .target(name: "LprojExchange", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojLanguages", "LprojBundles", "LprojEditing"]),
         // libinotifytools, owned by LprojWatch's one thread.
         .systemLibrary(name: "CInotifyTools"),
         // inotify turned into coalesced, normalised file events.
         .target(name: "LprojWatch", dependencies: ["CInotifyTools", "CLinux", "LprojPaths"]),
         // The wire protocol: one Codable type per message, and the line framing. No I/O.
-        .target(name: "LprojProtocol", dependencies: ["LprojTables"]),
+        .target(name: "LprojProtocol", dependencies: ["LprojTables", "LprojFormats"]),
         // libinih and libsystemd, as Debian ships them.
         .systemLibrary(name: "CInih", pkgConfig: "inih"),
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd"),
         // epoll, eventfd, signalfd, accept4, SO_PEERCRED: what Glibc's module leaves out.
         .target(name: "CLinux"),
         // The daemon: event loop, catalog, subscriptions, history, selections, config.
-        .target(name: "LprojDaemon", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojBundles", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
+        .target(name: "LprojDaemon", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojFormats", "LprojBundles", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
         // Talking to lprojd from a client process; LiveBundle.
-        .target(name: "LprojClient", dependencies: ["LprojLanguages", "LprojPaths", "LprojProtocol", "LprojTables", "LprojBundles", "CLinux"]),
+        .target(name: "LprojClient", dependencies: ["LprojLanguages", "LprojPaths", "LprojProtocol", "LprojTables", "LprojFormats", "LprojBundles", "CLinux"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine"),
         // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
         .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The translator's workbench: an HTTP server over lprojd and the one writer, and its page.
-        .target(name: "LprojStudio", dependencies: ["LprojLanguages", "LprojPaths", "CHTTP", "LprojBundles", "LprojEditing", "LprojClient", "LprojProtocol", "LprojTables"]),
+        .target(name: "LprojStudio", dependencies: ["LprojLanguages", "LprojPaths", "CHTTP", "LprojBundles", "LprojEditing", "LprojClient", "LprojProtocol", "LprojTables", "LprojFormats"]),
         .executableTarget(name: "lprojd", dependencies: ["LprojDaemon", "LprojCommandLine"]),
-        .executableTarget(name: "lprojctl", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojBundles", "LprojEditing", "LprojExchange", "LprojClient", "LprojProtocol", "LprojCommandLine",
+        .executableTarget(name: "lprojctl", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojFormats", "LprojBundles", "LprojEditing", "LprojExchange", "LprojClient", "LprojProtocol", "LprojCommandLine",
                                                            "LprojStudio"]),
         // The catalog plugin's tool: a String Catalog compiled into exactly the .lproj tables the plugin declared.
-        .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojExchange", "LprojTables", "LprojCommandLine"]),
+        .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojExchange", "LprojTables", "LprojFormats", "LprojCommandLine"]),
         .plugin(name: "LprojCatalogPlugin", capability: .buildTool(), dependencies: ["lproj-catalog-compile"]),
         .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
         // An example service: per-recipient messages from each one's Accept-Language, live.
         .executableTarget(name: "lproj-notify", dependencies: ["LprojClient", "LprojCommandLine"], path: "Examples/NotificationWorker"),
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
-        .executableTarget(name: "lproj-bench", dependencies: ["LprojPaths", "LprojTables", "LprojBundles", "LprojEditing", "LprojExchange", "LprojProtocol", "LprojClient", "LprojCommandLine",
+        .executableTarget(name: "lproj-bench", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojBundles", "LprojEditing", "LprojExchange", "LprojProtocol", "LprojClient", "LprojCommandLine",
                                                               "LprojStudio", "CAllocationCounter", "CLinux"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
-        .testTarget(name: "LprojTablesTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport", "CLinux", "CByteScan"]),
-        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojLanguages", "LprojBundles", "LprojExchange", "LprojTables"]),
+        .testTarget(name: "LprojTablesTests", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojTestSupport", "CLinux", "CByteScan"]),
+        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojLanguages", "LprojBundles", "LprojExchange", "LprojTables", "LprojFormats"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojPaths", "LprojWatch", "LprojTables"]),
-        .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojTestSupport"]),
+        .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojTestSupport"]),
         // Integration: the built lprojd binary on temp dirs, through LprojClient.
-        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojPaths", "LprojDaemon", "LprojClient", "LprojProtocol", "LprojBundles", "LprojTables", "LprojWatch",
+        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojPaths", "LprojDaemon", "LprojClient", "LprojProtocol", "LprojBundles", "LprojTables", "LprojFormats", "LprojWatch",
                                                                   "LprojTestSupport", "CLinux"]),
-        .testTarget(name: "LprojClientTests", dependencies: ["LprojPaths", "LprojClient", "LprojBundles", "LprojExchange", "LprojProtocol", "LprojTables"]),
+        .testTarget(name: "LprojClientTests", dependencies: ["LprojPaths", "LprojClient", "LprojBundles", "LprojExchange", "LprojProtocol", "LprojTables", "LprojFormats"]),
     ],
     swiftLanguageModes: [.v6]
 )
@@ -96,6 +99,6 @@ let package = Package(
 // The protocol fuzzer (`make fuzz`): a libFuzzer entry point over the daemon's core, built only when asked for
 // (it has no `main` of its own: libFuzzer brings one).
 if Context.environment["LPROJ_FUZZ"] != nil {
-    package.targets.append(.executableTarget(name: "lprojd-fuzz-protocol", dependencies: ["LprojDaemon", "LprojProtocol", "LprojTables"],
+    package.targets.append(.executableTarget(name: "lprojd-fuzz-protocol", dependencies: ["LprojDaemon", "LprojProtocol", "LprojTables", "LprojFormats"],
                                              path: "Fuzz/Protocol"))
 }

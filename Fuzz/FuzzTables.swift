@@ -1,5 +1,5 @@
 // libFuzzer entry point over the three table parsers. Built by `make fuzz`
-// into one module with Sources/LprojTables (no import needed).
+// into one module with Sources/LprojPaths, LprojTables and LprojFormats (no import needed).
 //
 // Oracles beyond "no crash, no hang, no leak":
 // - a .strings text we accept without errors round-trips through the writer;

@@ -7,6 +7,7 @@
 // is one JSON object on one line, and every request line gets a reply
 // (`sync`, which waits for a watcher this core has not, excepted).
 import Foundation
+import LprojFormats
 import LprojProtocol
 import LprojTables
 @testable import LprojDaemon

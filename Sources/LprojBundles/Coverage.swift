@@ -1,4 +1,5 @@
 import Foundation
+import LprojFormats
 import LprojTables
 
 /// How far each localization of a bundle is translated, table by table:

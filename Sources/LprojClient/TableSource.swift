@@ -1,5 +1,6 @@
 import Foundation
 import LprojBundles
+import LprojFormats
 import LprojProtocol
 import LprojTables
 import Synchronization

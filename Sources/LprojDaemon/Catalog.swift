@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import LprojBundles
+import LprojFormats
 import LprojPaths
 import LprojTables
 import LprojWatch

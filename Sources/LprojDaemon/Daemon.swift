@@ -4,6 +4,7 @@ import Glibc
 import CLinux
 import CSystemd
 import Foundation
+import LprojFormats
 import LprojPaths
 import LprojProtocol
 import LprojTables

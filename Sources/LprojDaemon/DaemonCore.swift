@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LprojFormats
 import LprojPaths
 import LprojProtocol
 import LprojTables

@@ -4,6 +4,7 @@ import Glibc
 import Dispatch
 import CLinux
 import Foundation
+import LprojFormats
 import LprojPaths
 import LprojTables
 import LprojWatch

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LprojFormats
 import LprojPaths
 import LprojTables
 import LprojWatch

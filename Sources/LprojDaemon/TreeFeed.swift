@@ -1,3 +1,4 @@
+import LprojFormats
 import LprojTables
 import LprojWatch
 

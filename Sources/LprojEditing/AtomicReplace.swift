@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LprojFormats
 import LprojTables
 
 /// Replaces a file as no reader can see half of: the new bytes go to a

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import LprojFormats
 import LprojTables
 
 /// The lock of one table file, taken by every writer of lprojd's (the

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import LprojBundles
+import LprojFormats
 import LprojLanguages
 import LprojPaths
 import LprojTables

@@ -1,4 +1,5 @@
 import Foundation
+import LprojFormats
 import LprojTables
 
 /// A String Catalog turned into what Xcode's build makes of it: per

@@ -1,6 +1,7 @@
 import Foundation
 import LprojBundles
 import LprojEditing
+import LprojFormats
 import LprojLanguages
 import LprojPaths
 import LprojTables

@@ -1,3 +1,4 @@
+import LprojFormats
 import LprojTables
 
 /// Where one translatable text sits in an entry, and the `<trans-unit>` id

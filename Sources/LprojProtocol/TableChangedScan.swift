@@ -1,4 +1,5 @@
 import Foundation
+import LprojFormats
 import LprojTables
 
 extension TableChanged {

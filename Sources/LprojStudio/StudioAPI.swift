@@ -5,6 +5,7 @@ import Foundation
 import LprojBundles
 import LprojClient
 import LprojEditing
+import LprojFormats
 import LprojLanguages
 import LprojPaths
 import LprojProtocol

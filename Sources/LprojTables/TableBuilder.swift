@@ -2,14 +2,14 @@
 /// one text buffer (a parser writes straight into `text`), which the
 /// table made by `finish` keeps (the records and index are copied beside
 /// it into the table's storage).
-struct TableBuilder: ~Copyable {
+package struct TableBuilder: ~Copyable {
     /// The UTF-8 of every key and plain value added so far (and of the
     /// one being parsed, past the last entry).
-    var text: TextBuffer
+    package var text: TextBuffer
     private var records: [TableRecord] = []
     private var rich: [Entry] = []
 
-    init(expectedCount: Int = 0, expectedTextBytes: Int = 0) {
+    package init(expectedCount: Int = 0, expectedTextBytes: Int = 0) {
         records.reserveCapacity(expectedCount)
         text = TextBuffer(capacity: expectedTextBytes)
     }
@@ -17,7 +17,7 @@ struct TableBuilder: ~Copyable {
     var count: Int { records.count }
 
     /// Adds the entry whose key is `text[key]` and plain value `text[value]`.
-    mutating func add(key: Range<Int>, value: Range<Int>) {
+    package mutating func add(key: Range<Int>, value: Range<Int>) {
         precondition(text.count <= Int(UInt32.max), "a table's text is limited to 4 GiB")
         records.append(TableRecord(keyOffset: UInt32(key.lowerBound), keyLength: UInt32(key.count),
                                    valueOffset: UInt32(value.lowerBound), valueLength: UInt32(value.count)))
@@ -64,7 +64,7 @@ struct TableBuilder: ~Copyable {
     /// (`wideSlots` forces 8-byte index slots, for tests.)
     /// With `sharing`, a table whose keys are one set's, in the same order,
     /// is made over it: its values alone, and no index of its own to make.
-    consuming func finish(duplicates: inout [Int], wideSlots: Bool = false, sharing: [SharedKeys] = []) -> Table {
+    package consuming func finish(duplicates: inout [Int], wideSlots: Bool = false, sharing: [SharedKeys] = []) -> Table {
         if records.isEmpty { return Table() }
         let text = self.text.released()
         for keys in sharing {

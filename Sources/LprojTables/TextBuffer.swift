@@ -9,9 +9,9 @@ import Glibc
 ///
 /// Not copyable: it owns its memory (from `malloc`, so that `released`
 /// can hand it on shrunk in place), and a copy would share it.
-struct TextBuffer: ~Copyable {
+package struct TextBuffer: ~Copyable {
     /// Bytes of text.
-    private(set) var count = 0
+    package private(set) var count = 0
     private var base: UnsafeMutablePointer<UInt8>
     private var capacity: Int
 
@@ -36,30 +36,30 @@ struct TextBuffer: ~Copyable {
     /// Where the next `bytes` bytes (and `slack` more) can be written;
     /// `count` moves only with `commit`.
     @inline(__always)
-    mutating func room(for bytes: Int) -> UnsafeMutablePointer<UInt8> {
+    package mutating func room(for bytes: Int) -> UnsafeMutablePointer<UInt8> {
         if count + bytes > capacity { grow(to: count + bytes) }
         return base + count
     }
 
     /// Makes `bytes` written into the room part of the text.
     @inline(__always)
-    mutating func commit(_ bytes: Int) {
+    package mutating func commit(_ bytes: Int) {
         count += bytes
     }
 
     @inline(__always)
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         room(for: bytes.count).update(from: source, count: bytes.count)
         count += bytes.count
     }
 
-    mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         room(for: 1).pointee = byte
         count += 1
     }
 
-    mutating func append(contentsOf bytes: some Collection<UInt8>) {
+    package mutating func append(contentsOf bytes: some Collection<UInt8>) {
         let destination = room(for: bytes.count)
         _ = UnsafeMutableBufferPointer(start: destination, count: bytes.count).initialize(from: bytes)
         count += bytes.count
@@ -67,26 +67,26 @@ struct TextBuffer: ~Copyable {
 
     /// Appends the UTF-8 form of `scalar` (a valid scalar value).
     @inline(__always)
-    mutating func append(scalar: UInt32) {
+    package mutating func append(scalar: UInt32) {
         let (packed, length) = UTF8Validation.encoded(scalar)
         UnsafeMutableRawPointer(room(for: 4)).storeBytes(of: packed.littleEndian, as: UInt32.self)
         count += length
     }
 
     /// Drops the text from `offset` on.
-    mutating func truncate(to offset: Int) {
+    package mutating func truncate(to offset: Int) {
         precondition(offset <= count)
         count = offset
     }
 
     /// Replaces the text from `offset` on with `bytes`.
-    mutating func replace(from offset: Int, with bytes: some Collection<UInt8>) {
+    package mutating func replace(from offset: Int, with bytes: some Collection<UInt8>) {
         truncate(to: offset)
         append(contentsOf: bytes)
     }
 
     /// The text (valid only during `body`).
-    func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    package func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(start: base, count: count))
     }
 

@@ -1,25 +1,8 @@
 /// UTF-8 checks and encoding without going through `String`.
-enum UTF8Validation {
-    /// Errors for each invalid sequence in `range` of `bytes`, at most `limit`.
-    /// `byteBase` turns offsets into file offsets for the message.
-    static func problems(in bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, byteBase: Int, limit: Int) -> [TextProblem] {
-        var problems: [TextProblem] = []
-        let slice = UnsafeBufferPointer(rebasing: bytes[..<range.upperBound])
-        var index = range.lowerBound
-        while problems.count < limit, let bad = firstInvalidOffset(in: slice, from: index) {
-            let byte = String(bytes[bad], radix: 16, uppercase: true)
-            problems.append(TextProblem(
-                severity: .error, offset: bad,
-                message: "invalid UTF-8: byte 0x\(byte.count == 1 ? "0" + byte : byte) at byte offset \(bad + byteBase) is not part of a valid character",
-                hint: "the file is probably in a legacy encoding; convert it to UTF-8"))
-            index = bad + 1
-        }
-        return problems
-    }
-
+package enum UTF8Validation {
     /// Whether every byte is ASCII (then the text is valid UTF-8 as it
     /// is), 32 bytes at a time: stops at the first byte that is not.
-    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count, high: UInt64 = 0x8080_8080_8080_8080
         let raw = UnsafeRawPointer(base)
@@ -45,7 +28,7 @@ enum UTF8Validation {
     /// non-Latin text) is checked in one 32-bit word by its bit pattern, and
     /// the next character is looked at directly; only four-byte characters,
     /// errors and the last three bytes take the byte-by-byte path.
-    static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    package static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
@@ -97,7 +80,7 @@ enum UTF8Validation {
     /// `.^` and compound assignment on masks compiled to a loop over the
     /// lanes here.
     @inline(__always)
-    static func invalidLanes(_ block: SIMD16<UInt8>, back1: SIMD16<UInt8>, back2: SIMD16<UInt8>, back3: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
+    package static func invalidLanes(_ block: SIMD16<UInt8>, back1: SIMD16<UInt8>, back2: SIMD16<UInt8>, back3: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
         let continuation = lanes(of: block, masked: 0xC0, equal: 0x80)
         let expected = lanes(of: back1, masked: 0xC0, equal: 0xC0) .| lanes(of: back2, masked: 0xE0, equal: 0xE0)
             .| lanes(of: back3, masked: 0xF0, equal: 0xF0)
@@ -146,7 +129,7 @@ enum UTF8Validation {
 
     /// Appends the UTF-8 form of `scalar` (which must be a valid scalar value).
     @inline(__always)
-    static func append(_ scalar: UInt32, to out: inout [UInt8]) {
+    package static func append(_ scalar: UInt32, to out: inout [UInt8]) {
         let (packed, length) = encoded(scalar)
         for shift in stride(from: 0, to: length * 8, by: 8) { out.append(UInt8(truncatingIfNeeded: packed >> UInt32(shift))) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LprojCommandLine
 import LprojExchange
+import LprojFormats
 import LprojTables
 
 /// `lproj-bench catalog`: compiling a String Catalog into every language's

@@ -1,6 +1,7 @@
 import Foundation
 import LprojCommandLine
 import LprojEditing
+import LprojFormats
 import LprojTables
 
 /// `lproj-bench edit`: a `set` through the one writer (lock, version,

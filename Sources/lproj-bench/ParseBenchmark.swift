@@ -1,5 +1,6 @@
 import Foundation
 import LprojCommandLine
+import LprojFormats
 import LprojTables
 
 /// `lproj-bench parse`: LprojTables vs PropertyListSerialization on the same bytes.

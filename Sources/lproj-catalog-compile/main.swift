@@ -1,6 +1,7 @@
 import Foundation
 import LprojCommandLine
 import LprojExchange
+import LprojFormats
 import LprojTables
 
 // The build plugin's tool (LprojCatalogPlugin): one String Catalog compiled

@@ -2,6 +2,7 @@ import Foundation
 import LprojBundles
 import LprojCommandLine
 import LprojExchange
+import LprojFormats
 import LprojPaths
 import LprojTables
 

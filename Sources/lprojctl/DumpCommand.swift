@@ -1,5 +1,6 @@
 import Foundation
 import LprojCommandLine
+import LprojFormats
 import LprojTables
 
 /// `lprojctl dump`: one table as canonical JSON.

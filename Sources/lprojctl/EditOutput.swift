@@ -1,6 +1,7 @@
 import Foundation
 import LprojCommandLine
 import LprojEditing
+import LprojFormats
 import LprojTables
 
 /// What `set`, `rm` and `mv` print, and their exit status: 0 written,

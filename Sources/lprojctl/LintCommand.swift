@@ -1,5 +1,6 @@
 import Foundation
 import LprojCommandLine
+import LprojFormats
 import LprojPaths
 import LprojTables
 

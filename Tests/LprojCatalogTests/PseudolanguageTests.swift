@@ -1,5 +1,6 @@
 import Foundation
 @testable import LprojLanguages
+import LprojFormats
 import LprojTables
 import XCTest
 

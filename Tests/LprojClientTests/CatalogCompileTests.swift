@@ -2,6 +2,7 @@ import Foundation
 @testable import LprojClient
 @testable import LprojBundles
 @testable import LprojExchange
+import LprojFormats
 import LprojTables
 import XCTest
 

@@ -1,4 +1,5 @@
 import Foundation
+import LprojFormats
 import LprojPaths
 import LprojProtocol
 import LprojTables

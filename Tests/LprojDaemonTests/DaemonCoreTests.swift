@@ -1,5 +1,6 @@
 import Foundation
 import LprojClient
+import LprojFormats
 import LprojPaths
 import LprojProtocol
 import LprojTables

@@ -1,5 +1,6 @@
 import CByteScan
 import Foundation
+@testable import LprojFormats
 import LprojTestSupport
 import XCTest
 @testable import LprojTables

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LprojFormats
 import XCTest
 @testable import LprojTables
 
@@ -114,7 +115,7 @@ final class EncodingTests: XCTestCase {
         for url in files(under: try corpusDirectory(), extensions: ["strings"]) {
             forms.insert("\(StringsFile(bytes: try Data(contentsOf: url), path: url.path).form)")
         }
-        XCTAssertTrue(forms.isSuperset(of: ["text(LprojTables.TextEncoding.utf8)", "text(LprojTables.TextEncoding.utf16LittleEndian)",
+        XCTAssertTrue(forms.isSuperset(of: ["text(LprojFormats.TextEncoding.utf8)", "text(LprojFormats.TextEncoding.utf16LittleEndian)",
                                             "binaryPropertyList"]), "\(forms)")
     }
 }

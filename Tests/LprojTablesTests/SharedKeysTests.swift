@@ -1,3 +1,4 @@
+@testable import LprojFormats
 import XCTest
 @testable import LprojTables
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LprojFormats
 import XCTest
 @testable import LprojTables
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LprojFormats
 import LprojTestSupport
 import Synchronization
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LprojFormats
 import LprojPaths
 import LprojTestSupport
 import XCTest

@@ -1,3 +1,4 @@
+import LprojTables
 /// JSON as a String Catalog holds it, written back as Xcode writes catalogs:
 /// two-space indentation, `"key" : value`, members in their order (new
 /// ones where Xcode's order puts them), nothing escaped that need not be.

@@ -1,3 +1,4 @@
+import LprojTables
 /// Where the entries and comments of old-style `.strings` text lie, as byte
 /// ranges of its UTF-8 text: what an edit needs to change one entry's bytes
 /// and no others.

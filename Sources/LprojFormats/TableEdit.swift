@@ -1,5 +1,6 @@
 import Foundation
 import LprojPaths
+import LprojTables
 
 /// One change to a table, in the terms of its entries.
 public enum TableEdit: Hashable, Sendable {

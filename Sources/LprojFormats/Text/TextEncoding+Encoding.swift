@@ -1,3 +1,4 @@
+import LprojTables
 extension TextEncoding {
     /// The byte order mark this encoding writes first (empty for plain UTF-8).
     var byteOrderMark: [UInt8] {

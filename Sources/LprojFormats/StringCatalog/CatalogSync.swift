@@ -1,3 +1,4 @@
+import LprojTables
 /// What Xcode's extraction does to a String Catalog on every build, done on
 /// request: the keys the sources use are the catalog's keys.
 ///

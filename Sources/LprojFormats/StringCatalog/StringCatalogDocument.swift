@@ -1,3 +1,4 @@
+import LprojTables
 /// A String Catalog (`.xcstrings`) opened for editing: written back as
 /// Xcode writes it, so reading and writing an unchanged catalog gives the
 /// same bytes, and an edit's diff shows that value and its `state`.

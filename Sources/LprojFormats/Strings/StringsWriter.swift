@@ -1,3 +1,4 @@
+import LprojTables
 /// Writes tables back to old-style `.strings` text: UTF-8, keys sorted,
 /// one `"key" = "value";` per line, escaped so that parsing the text gives
 /// the same table back.

@@ -1,3 +1,4 @@
+import LprojTables
 /// What a binary property list would cost to decode, worked out from its
 /// object table before Foundation is given it.
 ///

@@ -1,3 +1,4 @@
+import LprojTables
 /// An XML property list's text with where each element lies, so that an
 /// edit rewrites one element and keeps every other byte: the layout, the
 /// order of keys, comments and the prolog of a `.stringsdict` or an XML

@@ -1,3 +1,4 @@
+import LprojTables
 /// Why a table file could not be changed: one message that names the file
 /// (and the line, where there is one) and says what to do. Nothing was written.
 public struct TableEditError: Error, Hashable, Sendable, CustomStringConvertible {

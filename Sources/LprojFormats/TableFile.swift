@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import LprojPaths
+import LprojTables
 
 /// How much a table file may be trusted with.
 public struct TableLimits: Hashable, Sendable {
@@ -237,10 +238,10 @@ public struct TableFileReader {
     }
 
     /// The largest buffer kept from one read to the next.
-    static let keptBufferBytes = 1 << 20
+    package static let keptBufferBytes = 1 << 20
 
     /// The size of the buffer kept now (for tests).
-    var bufferBytes: Int { buffer.count }
+    package var bufferBytes: Int { buffer.count }
 }
 
 /// Byte counts for people: `16 MiB`, `512 KiB`, `300 bytes`.

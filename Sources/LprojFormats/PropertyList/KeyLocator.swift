@@ -1,3 +1,4 @@
+import LprojTables
 /// Finds where keys are written in an XML property list, so that problems
 /// found after Foundation has decoded a file can still name a line.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import LprojPaths
+import LprojTables
 
 /// The comments a table's file gives its keys: in `.strings` text the
 /// comment right above an entry (genstrings' and Xcode's place for it), in

@@ -1,3 +1,4 @@
+import LprojTables
 /// The one-character escapes of a JSON string (RFC 8259, section 7), for
 /// the readers that decode strings themselves (`CatalogJSON`, the
 /// protocol's one-pass scans).

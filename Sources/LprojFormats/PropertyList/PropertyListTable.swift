@@ -1,4 +1,5 @@
 import Foundation
+import LprojTables
 
 /// Reads tables stored as XML or binary property lists, through Foundation,
 /// and turns Foundation's errors into diagnostics.

@@ -1,3 +1,4 @@
+import LprojTables
 /// Reading a catalog's JSON: one pass over its bytes, each key with the
 /// offset where it is written.
 extension CatalogJSON {

@@ -1,3 +1,4 @@
+import LprojTables
 /// An XML property list (a `.stringsdict`, or a `.strings` file stored as
 /// XML) opened for editing in place: each edit rewrites one element, and a
 /// new key is written in the indentation and line breaks of its neighbours.

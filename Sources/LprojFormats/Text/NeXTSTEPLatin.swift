@@ -1,3 +1,4 @@
+import LprojTables
 /// The NeXTSTEP Latin character set, which CoreFoundation uses for octal
 /// escapes (`\351` → `Ø`) in old-style `.strings` text. Bytes below 0x80 are
 /// ASCII; the upper half maps as below (0xFE and 0xFF have no character and

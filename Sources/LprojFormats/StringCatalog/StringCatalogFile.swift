@@ -1,4 +1,5 @@
 import Foundation
+import LprojTables
 
 /// A String Catalog (`.xcstrings`): every language's table from one JSON file.
 public struct StringCatalog: Hashable, Sendable {

@@ -1,3 +1,4 @@
+import LprojTables
 /// UTF-8 text of a file with the means to turn a byte offset into a line and
 /// column. Line starts are computed only when a diagnostic needs them.
 struct SourceText {

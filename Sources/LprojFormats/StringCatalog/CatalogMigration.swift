@@ -1,3 +1,4 @@
+import LprojTables
 /// Tables of every localization made into one String Catalog, as Xcode's
 /// "Migrate to String Catalog" does: each language's entries become its
 /// units — a plain string a `stringUnit`, a `.stringsdict` rule its format

@@ -1,4 +1,5 @@
 import Foundation
+import LprojTables
 
 /// A parsed `.stringsdict` file: plural (and device) rules by key.
 ///

@@ -1,3 +1,4 @@
+import LprojTables
 /// The character encoding a text table was stored in.
 public enum TextEncoding: String, Hashable, Sendable {
     case utf8 = "UTF-8"
@@ -137,4 +138,23 @@ struct TextProblem {
     var offset: Int
     var message: String
     var hint: String?
+}
+
+extension UTF8Validation {
+    /// Errors for each invalid sequence in `range` of `bytes`, at most `limit`.
+    /// `byteBase` turns offsets into file offsets for the message.
+    static func problems(in bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, byteBase: Int, limit: Int) -> [TextProblem] {
+        var problems: [TextProblem] = []
+        let slice = UnsafeBufferPointer(rebasing: bytes[..<range.upperBound])
+        var index = range.lowerBound
+        while problems.count < limit, let bad = firstInvalidOffset(in: slice, from: index) {
+            let byte = String(bytes[bad], radix: 16, uppercase: true)
+            problems.append(TextProblem(
+                severity: .error, offset: bad,
+                message: "invalid UTF-8: byte 0x\(byte.count == 1 ? "0" + byte : byte) at byte offset \(bad + byteBase) is not part of a valid character",
+                hint: "the file is probably in a legacy encoding; convert it to UTF-8"))
+            index = bad + 1
+        }
+        return problems
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LprojTables
 
 /// Where the keys of one table file are written, for problems found after
 /// the file was parsed (a cross-language check names the line of the key

@@ -1,3 +1,4 @@
+import LprojTables
 /// Old-style `.strings` text opened for editing in place: an edit changes
 /// the bytes of its entry and nothing else — comments, order, spacing,
 /// escapes elsewhere, line endings and the encoding (UTF-16 with its byte
