@@ -32,8 +32,8 @@ nonisolated(unsafe) private let core: DaemonCore = {
     let selections = try! Selections(stateDirectory: root + "/state-\(getpid())", maximumApps: 16)
     let core = DaemonCore(configuration: configuration, roots: [root], selections: selections, log: Log(level: .error))
     var reader = TableFileReader()
-    _ = core.catalog.apply(TableReading.load(tables.keys.map { root + "/" + $0 }, with: &reader, exclusions: core.catalog.exclusions,
-                                             links: core.catalog.links), reporting: false)
+    _ = core.tables.apply(TableReading.load(tables.keys.map { root + "/" + $0 }, with: &reader, exclusions: core.tables.exclusions,
+                                             links: core.tables.links), reporting: false)
     return core
 }()
 

@@ -4,7 +4,7 @@ import LprojTables
 
 /// The cross-language checks of the bundles served (`BundleCheck`: the one
 /// home of the rules), kept up to date a key at a time. Part of the
-/// daemon's core: it reads the catalog's served tables, never a descriptor
+/// daemon's core: it reads the served tables, never a descriptor
 /// (but a bundle's Info.plist, as `BundleCheck` does).
 ///
 /// - A bundle's checks are worked out whole the first time they are asked
@@ -45,9 +45,9 @@ final class Checks {
     private var bundles: [ExactName: BundleState] = [:]
 
     /// The checks of `bundle` now (worked out if they were not yet).
-    func diagnostics(of bundle: String, in catalog: Catalog) -> [Diagnostic] {
+    func diagnostics(of bundle: String, in tables: ServedTables) -> [Diagnostic] {
         if let state = bundles[ExactName(bundle)] { return state.all }
-        return compute(bundle, in: catalog)?.all ?? []
+        return compute(bundle, in: tables)?.all ?? []
     }
 
     /// Checks again what `changes` (by table: the keys a save changed, or
@@ -56,16 +56,16 @@ final class Checks {
     /// yet is left so (nil) unless `listened` (a subscriber of its
     /// diagnostics is there: it is worked out now, from a clean set);
     /// whoever asks first gets its set then.
-    func update(_ bundle: String, changes: [TableAddress: ChangedKeys], listened: Bool, in catalog: Catalog) -> [Diagnostic]? {
+    func update(_ bundle: String, changes: [TableAddress: ChangedKeys], listened: Bool, in tables: ServedTables) -> [Diagnostic]? {
         let key = ExactName(bundle)
         guard bundles[key] != nil || listened else { return nil }
         let before = bundles[key]?.all ?? []
         // Only the tables that changed, and InfoPlist for the bundle's own checks.
         let names = Set(changes.keys.map(\.table)).union(["InfoPlist"])
-        guard var state = bundles[key], let localized = catalog.localizedBundle(bundle, only: names),
+        guard var state = bundles[key], let localized = tables.localizedBundle(bundle, only: names),
               Set(localized.localizations.map(ExactName.init)) == state.localizations else {
             // A localization came or went (or the bundle went): the bundle whole.
-            let after = compute(bundle, in: catalog)?.all ?? []
+            let after = compute(bundle, in: tables)?.all ?? []
             return after == before ? nil : after
         }
         let check = BundleCheck(bundle: localized, development: state.development)
@@ -104,8 +104,8 @@ final class Checks {
         bundles[ExactName(bundle)] = nil
     }
 
-    private func compute(_ bundle: String, in catalog: Catalog) -> BundleState? {
-        guard let localized = catalog.localizedBundle(bundle) else {
+    private func compute(_ bundle: String, in tables: ServedTables) -> BundleState? {
+        guard let localized = tables.localizedBundle(bundle) else {
             bundles[ExactName(bundle)] = nil
             return nil
         }

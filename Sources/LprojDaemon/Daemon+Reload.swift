@@ -48,8 +48,8 @@ extension Daemon {
             flush(client)
             if clients[client.descriptor] === client { disconnect(client, reason: refusal.message) }
         }
-        core.log.info("reloaded: watching \(core.roots.joined(separator: ", ")): \(core.catalog.bundleCount) bundles, "
-                      + "\(core.catalog.served.count) tables")
+        core.log.info("reloaded: watching \(core.roots.joined(separator: ", ")): \(core.tables.bundleCount) bundles, "
+                      + "\(core.tables.served.count) tables")
     }
 
     /// `roots` as configured, made absolute and tidy (`//` and `.` gone;

@@ -124,14 +124,14 @@ public final class Daemon {
         lproj_release_free_memory()
         log.debug("start: \(feed.filesRead) files read and applied after \(applied - startedWatching), "
                   + "memory returned after \(ContinuousClock.now - startedWatching)")
-        let catalog = core.catalog
+        let tables = core.tables
         // (Every file's record is walked only when a parse failed: 15 ms for 50,000 files.)
-        if catalog.parseFailures > 0 {
-            for (_, record) in catalog.files where record.isInvalid {
+        if tables.parseFailures > 0 {
+            for (_, record) in tables.files where record.isInvalid {
                 for diagnostic in record.diagnostics where diagnostic.severity == .error { log.warning("\(diagnostic) (not served)") }
             }
         }
-        log.info("watching \(canonical.joined(separator: ", ")): \(catalog.bundles.count) bundles, \(catalog.served.count) tables, "
+        log.info("watching \(canonical.joined(separator: ", ")): \(tables.bundles.count) bundles, \(tables.served.count) tables, "
                  + "\(feed.tree.watchCount) directories; listening on \(listener.path)")
         let feed = self.feed
         core.treeStatus = { feed.status }

@@ -32,7 +32,7 @@ extension DaemonCore {
         }
         let user = session.peer.uid
         let changed = misses.report(user: user, app: session.app, bundle: bundle, misses: request.misses, dropped: request.dropped ?? 0, at: Date()) {
-            language, table, key in catalog.served[TableAddress(bundle: bundle, localization: language, table: table)]?[key] != nil
+            language, table, key in tables.served[TableAddress(bundle: bundle, localization: language, table: table)]?[key] != nil
         }
         counters["misses-reported", default: 0] += UInt64(request.misses.count)
         if !changed.isEmpty {

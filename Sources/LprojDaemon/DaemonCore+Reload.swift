@@ -57,15 +57,15 @@ extension DaemonCore {
         configuration = new
         roots = newRoots
         polledRoots = polled
-        catalog.exclusions = Exclusions(patterns: new.excludes, roots: newRoots)
-        catalog.links = Self.linkPolicy(roots: newRoots, configuration: new)
+        tables.exclusions = Exclusions(patterns: new.excludes, roots: newRoots)
+        tables.links = Self.linkPolicy(roots: newRoots, configuration: new)
         for root in changes.gone {
-            publish(catalog.forget(under: root))
+            publish(tables.forget(under: root))
             log.info("reload: no longer watching \(root)")
         }
         if changes.exclusionsChanged {
             // What is excluded now goes (and links no longer followed); what is let in is watched and read.
-            publish(catalog.forget(catalog.files.keys.map(\.string).filter { catalog.exclusions.excludes($0) }))
+            publish(tables.forget(tables.files.keys.map(\.string).filter { tables.exclusions.excludes($0) }))
         }
         return changes
     }
@@ -80,6 +80,6 @@ extension DaemonCore {
     /// table file read — what is served equals a fresh start (a bind mount
     /// made inside a root since, which inotify never reports, is seen).
     func pathsToReadAfterReload(listed: [String]) -> [String] {
-        Set(listed.map(ExactName.init)).union(catalog.files.keys).map(\.string)
+        Set(listed.map(ExactName.init)).union(tables.files.keys).map(\.string)
     }
 }

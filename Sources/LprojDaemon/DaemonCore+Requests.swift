@@ -37,7 +37,7 @@ extension DaemonCore {
         case .success(let resolved): bundle = resolved
         case .failure(let error): return .failure(error)
         }
-        if let bundle, catalog.hasBundle(bundle), let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
+        if let bundle, tables.hasBundle(bundle), let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
         let limits = FilterLimits(configuration)
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
                                         diagnostics: request.diagnostics ?? false, misses: request.misses ?? false,
@@ -65,9 +65,9 @@ extension DaemonCore {
     /// each bundle it covers that has any (worked out now if need be).
     private func sendCurrentDiagnostics(to subscription: Subscription, of session: Session) {
         guard subscription.wantsDiagnostics else { return }
-        let bundles = subscription.bundle.map { [$0.string] } ?? catalog.bundles
+        let bundles = subscription.bundle.map { [$0.string] } ?? tables.bundles
         for bundle in bundles where publisher.readAccess.allows(session, .checks(bundle: bundle)) {
-            let diagnostics = checks.diagnostics(of: bundle, in: catalog)
+            let diagnostics = checks.diagnostics(of: bundle, in: tables)
             guard !diagnostics.isEmpty, let body = try? Wire.eventBody(Diagnostics(clock: clock, bundle: bundle, diagnostics: diagnostics)) else { continue }
             session.enqueueEvent(body, for: subscription.name)
         }
@@ -86,7 +86,7 @@ extension DaemonCore {
         case .success(let resolved): bundle = resolved
         case .failure(let error): return .failure(error)
         }
-        if let bundle, !catalog.hasBundle(bundle) {
+        if let bundle, !tables.hasBundle(bundle) {
             return .failure(ProtocolError(.notFound, "no bundle at \(bundle) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
         if let bundle, let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
@@ -104,7 +104,7 @@ extension DaemonCore {
         case .success(let resolved): bundle = resolved ?? request.bundle
         case .failure(let error): return .failure(error)
         }
-        guard let served = catalog.localizedBundle(bundle) else {
+        guard let served = tables.localizedBundle(bundle) else {
             return .failure(ProtocolError(.notFound, "no bundle at \(bundle) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
         if let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
@@ -143,28 +143,28 @@ extension DaemonCore {
     private func listReadable(by session: Session) -> Answer<List.Reply> {
         let access = publisher.readAccess
         // Keyed by bytes: names that differ only in Unicode normalization are different directories.
-        var tables: [ExactName: [ExactName: [ExactName: TableSummary]]] = [:]
-        for (address, table) in catalog.served where access.allows(session, table: address) {
-            tables[ExactName(address.bundle), default: [:]][ExactName(address.localization), default: [:]][ExactName(address.table)] =
+        var summaries: [ExactName: [ExactName: [ExactName: TableSummary]]] = [:]
+        for (address, table) in tables.served where access.allows(session, table: address) {
+            summaries[ExactName(address.bundle), default: [:]][ExactName(address.localization), default: [:]][ExactName(address.table)] =
                 TableSummary(name: address.table, entries: table.count, health: .ok)
         }
-        for (file, record) in catalog.files where !record.diagnostics.isEmpty {
-            guard let place = Catalog.classify(file.string) else { continue }
+        for (file, record) in tables.files where !record.diagnostics.isEmpty {
+            guard let place = ServedTables.classify(file.string) else { continue }
             let errors = record.diagnostics.filter { $0.severity == .error }.count
             let warnings = record.diagnostics.count - errors
             let localizations = place.localization.map { [$0] } ?? record.localizations(at: place)
             let (bundle, table) = (ExactName(place.bundle), ExactName(place.table))
             for localization in localizations.map(ExactName.init)
             where access.allows(session, table: TableAddress(bundle: place.bundle, localization: localization.string, table: place.table)) {
-                var summary = tables[bundle]?[localization]?[table] ?? TableSummary(name: place.table, entries: 0, health: .ok)
+                var summary = summaries[bundle]?[localization]?[table] ?? TableSummary(name: place.table, entries: 0, health: .ok)
                 summary.errors += errors
                 summary.warnings += warnings
                 if errors > 0 { summary.health = .invalid }
-                tables[bundle, default: [:]][localization, default: [:]][table] = summary
+                summaries[bundle, default: [:]][localization, default: [:]][table] = summary
             }
         }
-        let bundles = tables.sorted { $0.key < $1.key }.map { bundle, localizations in
-            let found = checks.diagnostics(of: bundle.string, in: catalog)
+        let bundles = summaries.sorted { $0.key < $1.key }.map { bundle, localizations in
+            let found = checks.diagnostics(of: bundle.string, in: tables)
             let errors = found.count { $0.severity == .error }
             return BundleSummary(path: bundle.string, localizations: localizations.sorted { $0.key < $1.key }.map { name, tables in
                 LocalizationSummary(name: name.string, tables: tables.sorted { $0.key < $1.key }.map(\.value))
@@ -179,7 +179,7 @@ extension DaemonCore {
         case .success(let resolved): path = resolved
         case .failure(let error): return .failure(error)
         }
-        guard let bundle = catalog.localizedBundle(path) else {
+        guard let bundle = tables.localizedBundle(path) else {
             return .failure(ProtocolError(.notFound, "no bundle at \(path) (no .lproj or .xcstrings with a valid table)", field: "bundle"))
         }
         if let refusal = refusal(reading: path, by: session) { return .failure(refusal) }
@@ -225,8 +225,8 @@ extension DaemonCore {
 
     func status(_ request: Status, session: Session, id: RequestID) -> Answer<Status.Reply> {
         var counters = self.counters.merging(publisher.counters) { $0 + $1 }
-        counters["files-parsed"] = catalog.filesParsed
-        counters["parse-failures"] = catalog.parseFailures
+        counters["files-parsed"] = tables.filesParsed
+        counters["parse-failures"] = tables.parseFailures
         counters["history-events"] = UInt64(publisher.history.count)
         counters["history-bytes"] = UInt64(publisher.history.bytes)
         counters["misses"] = UInt64(misses.count)
@@ -241,7 +241,7 @@ extension DaemonCore {
         }
         return .reply(Status.Reply(server: Self.server, pid: getpid(), instance: publisher.instance, clock: clock,
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
-                                   roots: roots, watches: tree.watches, bundles: catalog.bundles.count, tables: catalog.served.count,
+                                   roots: roots, watches: tree.watches, bundles: tables.bundles.count, tables: tables.served.count,
                                    clients: clients, counters: counters, lastError: lastError,
                                    warnings: limitWarnings.isEmpty ? nil : limitWarnings.keys.sorted().map { limitWarnings[$0]! },
                                    polledRoots: polled.isEmpty ? nil : polled))
@@ -267,7 +267,7 @@ extension DaemonCore {
     /// The served tables `filter` covers that `session` could read, sorted, as a snapshot.
     func tableSnapshots(_ filter: Subscription, for session: Session) -> [TableSnapshot] {
         publisher.readAccess.reading {
-            catalog.served.filter { filter.covers($0.key) && publisher.readAccess.allows(session, table: $0.key) }.sorted { $0.key < $1.key }
+            tables.served.filter { filter.covers($0.key) && publisher.readAccess.allows(session, table: $0.key) }.sorted { $0.key < $1.key }
                 .map { address, table in
                     TableSnapshot(bundle: address.bundle, language: address.localization, table: address.table, entries: table.entries)
                 }
@@ -282,7 +282,7 @@ extension DaemonCore {
                              field: "bundle")
     }
 
-    /// A bundle path from a request, as the catalog names it: under a root
+    /// A bundle path from a request, as the served tables names it: under a root
     /// as configured (links kept: `/srv/app/current/Resources`), or resolved
     /// (links and `..`) and mapped onto the root whose target holds it.
     /// Where the path leads (links resolved) must lie under a root's target:

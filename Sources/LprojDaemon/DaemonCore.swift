@@ -33,7 +33,7 @@ public final class DaemonCore {
     /// The roots, as configured and tidied (links on the way kept), in order.
     var roots: [String]
     let publisher: Publisher
-    let catalog: Catalog
+    let tables: ServedTables
     var selections: Selections
     var access: AccessPolicy
     var admission: Admission
@@ -94,7 +94,7 @@ public final class DaemonCore {
                               historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes,
                               userQueueLimit: configuration.userQueueBytes)
         pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
-        catalog = Catalog(exclusions: Exclusions(patterns: configuration.excludes, roots: roots),
+        tables = ServedTables(exclusions: Exclusions(patterns: configuration.excludes, roots: roots),
                           links: Self.linkPolicy(roots: roots, configuration: configuration))
         access = AccessPolicy(configuration, ownUser: getuid())
         admission = Admission(configuration, ownUser: getuid())
@@ -193,18 +193,18 @@ public final class DaemonCore {
             return nil
         }
         guard !batch.events.isEmpty else { return [] }
-        return pending.take(Self.readingSwappedLinksNow(batch.events, knownFiles: catalog.files(under:)), at: now, isKnown: catalog.knows,
-                            knownFiles: catalog.files(under:))
+        return pending.take(Self.readingSwappedLinksNow(batch.events, knownFiles: tables.files(under:)), at: now, isKnown: tables.knows,
+                            knownFiles: tables.files(under:))
     }
 
     /// The paths an overflow rescan reads: every file known and every one `crawled` found.
     func rescanPaths(crawled: [String]) -> [String] {
-        Set(catalog.files.keys).union(crawled.map(ExactName.init)).map(\.string)
+        Set(tables.files.keys).union(crawled.map(ExactName.init)).map(\.string)
     }
 
     /// Takes in an overflow rescan's reads: the differences are published and every subscriber told to resync.
-    func rescanned(_ loaded: [Catalog.Loaded]) {
-        publish(catalog.apply(loaded))
+    func rescanned(_ loaded: [ServedTables.Loaded]) {
+        publish(tables.apply(loaded))
         publisher.resyncEveryone(.overflow)
     }
 
@@ -220,7 +220,7 @@ public final class DaemonCore {
     /// whose event is not queued yet. A file that could not be opened for
     /// want of descriptors keeps its table and is read again at the next
     /// poll.
-    func apply(_ loaded: [Catalog.Loaded], queued: Set<ExactName>, holdingEmpty: Bool = true, at now: ContinuousClock.Instant) {
+    func apply(_ loaded: [ServedTables.Loaded], queued: Set<ExactName>, holdingEmpty: Bool = true, at now: ContinuousClock.Instant) {
         var loaded = loaded
         loaded.removeAll { item in
             guard case .failure(let error) = item.outcome, error.isOutOfDescriptors else { return false }
@@ -246,7 +246,7 @@ public final class DaemonCore {
                 return true
             }
         }
-        publish(catalog.apply(loaded))
+        publish(tables.apply(loaded))
     }
 
     /// The paths whose wait is over.
@@ -356,8 +356,8 @@ public final class DaemonCore {
 
     // MARK: - Publishing
 
-    /// Logs and publishes what the catalog says changed, and notes which checks to run.
-    func publish(_ changes: [Catalog.Change]) {
+    /// Logs and publishes what the served tables says changed, and notes which checks to run.
+    func publish(_ changes: [ServedTables.Change]) {
         for change in changes {
             switch change {
             case .tableChanged(let address, let diff, let deleted):
@@ -380,7 +380,7 @@ public final class DaemonCore {
                 break
             }
         }
-        publisher.publish(changes) { [catalog] in catalog.served[$0] }
+        publisher.publish(changes) { [tables] in tables.served[$0] }
         for case .tableChanged(let address, let diff, false) in changes { resolveMisses(address, added: Set(diff.added.keys)) }
     }
 
@@ -390,9 +390,9 @@ public final class DaemonCore {
         let started = ContinuousClock.now
         let due = pendingChecks
         pendingChecks.removeAll()
-        for (bundle, tables) in due.sorted(by: { $0.key < $1.key }) {
+        for (bundle, changed) in due.sorted(by: { $0.key < $1.key }) {
             let listened = publisher.hasSubscribers(for: .checks(bundle: bundle.string))
-            guard let diagnostics = checks.update(bundle.string, changes: tables, listened: listened, in: catalog) else { continue }
+            guard let diagnostics = checks.update(bundle.string, changes: changed, listened: listened, in: tables) else { continue }
             publisher.publish(scope: .checks(bundle: bundle.string)) { Diagnostics(clock: $0, bundle: bundle.string, diagnostics: diagnostics) }
         }
         log.debug("checks of \(due.count) bundle(s) in \(ContinuousClock.now - started)")
@@ -400,7 +400,7 @@ public final class DaemonCore {
 
     /// What `STATUS=` shows: bundles, tables, clients, and the last error.
     var statusLine: String {
-        "\(catalog.bundleCount) bundles, \(catalog.served.count) tables, \(publisher.sessions.count) clients"
+        "\(tables.bundleCount) bundles, \(tables.served.count) tables, \(publisher.sessions.count) clients"
             + (lastError.map { "; \($0)" } ?? "")
     }
 

@@ -1,14 +1,14 @@
 import LprojPaths
 import LprojTables
 
-/// The catalog's record of each table file, by path — kept by directory:
+/// The served tables' record of each table file, by path — kept by directory:
 /// a directory's path is stored once and each of its files by name (most
 /// names fit inside their `String`), not each file's whole path. With
 /// 50,000 files, whole paths and a hash table sized for them were about
 /// 12 MB of the daemon's memory; directories of a few files each, about
 /// a third of that.
 struct FileRecords: Sequence {
-    typealias Record = Catalog.FileRecord
+    typealias Record = ServedTables.FileRecord
 
     private var directories: [ExactName: [ExactName: Record]] = [:]
     /// How many files have a record.

@@ -13,17 +13,17 @@ import Synchronization
 /// The first load, overlapped with the walk that sets up the watches: each
 /// batch of directories the walk lists is read and parsed by a worker at
 /// once, while the walk goes on, and handed back; the owner (the daemon's
-/// thread, once its walk is over) takes the batches into the catalog as
+/// thread, once its walk is over) takes the batches into the served tables as
 /// they come, after making room for every file listed at once.
 ///
-/// The workers share nothing with the catalog: what they make is theirs
+/// The workers share nothing with the served tables: what they make is theirs
 /// until `nextBatch` hands it over. They are `ReadingThreads`' kind —
 /// threads of the load's own that end with it (pooled threads would linger
 /// and wake an idle daemon when reaped).
 final class FirstLoad: Sendable {
     private struct State {
         var pending: [[ListedDirectory]] = []
-        var finished: [[Catalog.Loaded]] = []
+        var finished: [[ServedTables.Loaded]] = []
         /// Batches handed to `read` and not yet handed back.
         var outstanding = 0
         var walked = false
@@ -89,9 +89,9 @@ final class FirstLoad: Sendable {
 
     /// The next batch read, waiting for one; nil once every batch has been
     /// handed back (call after `walkFinished`).
-    func nextBatch() -> [Catalog.Loaded]? {
+    func nextBatch() -> [ServedTables.Loaded]? {
         while true {
-            let (batch, done) = state.withLock { state -> ([Catalog.Loaded]?, Bool) in
+            let (batch, done) = state.withLock { state -> ([ServedTables.Loaded]?, Bool) in
                 if !state.finished.isEmpty {
                     state.outstanding -= 1
                     return (state.finished.removeFirst(), false)
@@ -116,7 +116,7 @@ final class FirstLoad: Sendable {
             ended.signal()
         }
         var reader = TableFileReader(limits: limits)
-        // Each file's path is made here and, once the catalog has taken the
+        // Each file's path is made here and, once the served tables has taken the
         // file in, needed no more: the last release of a string frees it,
         // and a free on another thread than the one whose arena it came
         // from takes that arena's lock while this thread allocates in it.

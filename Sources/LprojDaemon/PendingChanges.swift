@@ -60,8 +60,8 @@ struct PendingChanges {
     var count: Int { entries.count }
 
     /// Takes in a batch's events; returns the paths to read now, in order.
-    /// `isKnown` says whether the catalog has a file; `knownFiles(under:)`
-    /// lists the catalog's files under a directory.
+    /// `isKnown` says whether the served tables has a file; `knownFiles(under:)`
+    /// lists the served tables's files under a directory.
     mutating func take(_ events: [FileEvent], at now: ContinuousClock.Instant, isKnown: (String) -> Bool,
                        knownFiles: (String) -> [String]) -> [String] {
         var readNow: [String] = []

@@ -13,7 +13,7 @@ public struct TableAddress: Hashable, Sendable, Comparable {
         self.table = table
     }
 
-    /// A fast hash of the bytes (a catalog of 50,000 tables hashes
+    /// A fast hash of the bytes (50,000 served tables hashes
     /// addresses on every insert and again when it grows: SipHash over
     /// three strings each time showed in the crawl).
     public func hash(into hasher: inout Hasher) {

@@ -6,8 +6,8 @@ import LprojPaths
 import LprojTables
 import LprojWatch
 
-/// Reading table files for the catalog: the shell's side of a change. The
-/// catalog decides what a read means (`Catalog.apply`); this opens, reads
+/// Reading table files for the served tables: the shell's side of a change. The
+/// served tables decide what a read means (`ServedTables.apply`); this opens, reads
 /// and parses — a few files on the caller's thread, many on every core
 /// (`ReadingThreads`: parsing is pure), a directory opened once for its
 /// files — and crawls roots for a rescan.
@@ -37,7 +37,7 @@ enum TableReading {
     /// A localization's table is made over the keys its other localizations
     /// share on `keys` (when it has them, in order).
     static func load(_ paths: some Sequence<String>, with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
-                     keys: KeyShelf, inParallel: Bool = true) -> [Catalog.Loaded] {
+                     keys: KeyShelf, inParallel: Bool = true) -> [ServedTables.Loaded] {
         // Consecutive paths of one directory are read as one; a path given twice is read once.
         var directories: [ListedDirectory] = []
         var directory: Substring?
@@ -63,7 +63,7 @@ enum TableReading {
     /// excluded ones are left out), each directory opened once. `listed`:
     /// the files were just listed as regular files (not checked again).
     static func load(_ directories: [ListedDirectory], with reader: inout TableFileReader, exclusions: Exclusions, links: LinkPolicy,
-                     keys: KeyShelf, inParallel: Bool = true, listed: Bool = false) -> [Catalog.Loaded] {
+                     keys: KeyShelf, inParallel: Bool = true, listed: Bool = false) -> [ServedTables.Loaded] {
         var candidates: [(path: String, name: String, place: TablePlace)] = []
         var runs: [(directory: String, files: Range<Int>)] = []
         // One string per bundle, shared by the addresses in it (directories
@@ -87,7 +87,7 @@ enum TableReading {
     /// Reads and parses files; many at once on every core (`ReadingThreads`: parsing is pure), a few on this thread.
     private static func read(_ candidates: [(path: String, name: String, place: TablePlace)], runs: [(directory: String, files: Range<Int>)],
                              with reader: inout TableFileReader, links: LinkPolicy, keys: KeyShelf, inParallel: Bool,
-                             listed: Bool) -> [Catalog.Loaded] {
+                             listed: Bool) -> [ServedTables.Loaded] {
         let limits = reader.limits
         // Each result is made where it is stored: nothing is copied (and retained) after.
         return Array(unsafeUninitializedCapacity: candidates.count) { results, initialized in
@@ -112,7 +112,7 @@ enum TableReading {
                         }
                         return file
                     }
-                    (results.baseAddress! + index).initialize(to: Catalog.Loaded(path: ExactName(path), place: place, outcome: outcome))
+                    (results.baseAddress! + index).initialize(to: ServedTables.Loaded(path: ExactName(path), place: place, outcome: outcome))
                 }
             }
             if inParallel && candidates.count >= 64 {
@@ -155,7 +155,7 @@ enum TableReading {
             let file = TableFile(bytes: bytes, path: path, format: TableFormat(path: path)!)
             switch file.contents {
             case .table(let table): _ = TableDiff(from: Table(), to: table)
-            case .catalog(let catalog): for table in catalog.tables.values { _ = TableDiff(from: Table(), to: table) }
+            case .catalog(let tables): for table in tables.tables.values { _ = TableDiff(from: Table(), to: table) }
             }
         }
     }

@@ -15,20 +15,20 @@ final class TreeFeed {
     private var reader: TableFileReader
 
     /// Watches the roots of `core` and reads every table file under them
-    /// into its catalog (nothing is published: nobody listens yet). The tree
+    /// into its served tables (nothing is published: nobody listens yet). The tree
     /// is watched a directory at a time, each watched and then listed: a
     /// change made meanwhile is seen twice (listed and as an event), never
     /// missed. What is listed is read on worker threads while the walk goes
     /// on. Returns the files read; throws when inotify cannot start.
     init(core: DaemonCore, noteSkipped: @escaping (String, String) -> Void) throws(WatchedTree.StartError) {
-        let catalog = core.catalog
-        let exclusions = catalog.exclusions
+        let tables = core.tables
+        let exclusions = tables.exclusions
         TableReading.warmUp()
         reader = TableFileReader(limits: core.configuration.tableLimits)
-        let firstLoad = FirstLoad(limits: core.configuration.tableLimits, exclusions: exclusions, links: catalog.links, keys: catalog.keyShelf)
+        let firstLoad = FirstLoad(limits: core.configuration.tableLimits, exclusions: exclusions, links: tables.links, keys: tables.keyShelf)
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
-            walked = .success(try WatchedTree(roots: core.roots, isExcluded: { exclusions.excludes($0) }, links: catalog.links,
+            walked = .success(try WatchedTree(roots: core.roots, isExcluded: { exclusions.excludes($0) }, links: tables.links,
                                               polled: core.polledRoots.keys.map(\.string), noteSkipped: noteSkipped,
                                               listed: { firstLoad.read($0) }))
         } catch {
@@ -36,11 +36,11 @@ final class TreeFeed {
         }
         firstLoad.walkFinished()
         // What the workers read is taken in here, as it comes, once room for every file listed is made.
-        catalog.reserveCapacity(files: firstLoad.tableFiles)
+        tables.reserveCapacity(files: firstLoad.tableFiles)
         var loaded = 0
         while let batch = firstLoad.nextBatch() {
             loaded += batch.count
-            _ = catalog.apply(consume batch, reporting: false)
+            _ = tables.apply(consume batch, reporting: false)
         }
         firstLoad.batchesTaken()
         filesRead = loaded
@@ -91,16 +91,16 @@ final class TreeFeed {
     /// Reads `paths` and hands the core what was read, with the paths the watcher queued since.
     func read(_ paths: [String], into core: DaemonCore, holdingEmpty: Bool = true, at now: ContinuousClock.Instant) {
         guard !paths.isEmpty else { return }
-        let loaded = TableReading.load(paths, with: &reader, exclusions: core.catalog.exclusions, links: core.catalog.links, keys: core.catalog.keyShelf)
+        let loaded = TableReading.load(paths, with: &reader, exclusions: core.tables.exclusions, links: core.tables.links, keys: core.tables.keyShelf)
         core.apply(loaded, queued: tree.queuedPaths(), holdingEmpty: holdingEmpty, at: now)
         if !core.unreadable.isEmpty { core.treeChanged(status, at: now) }
     }
 
     /// Every root crawled and every known file read (after an overflow).
     func rescan(into core: DaemonCore) {
-        let crawled = TableReading.crawl(roots: core.roots, exclusions: core.catalog.exclusions, links: core.catalog.links)
+        let crawled = TableReading.crawl(roots: core.roots, exclusions: core.tables.exclusions, links: core.tables.links)
         let paths = core.rescanPaths(crawled: crawled)
-        core.rescanned(TableReading.load(paths, with: &reader, exclusions: core.catalog.exclusions, links: core.catalog.links, keys: core.catalog.keyShelf))
+        core.rescanned(TableReading.load(paths, with: &reader, exclusions: core.tables.exclusions, links: core.tables.links, keys: core.tables.keyShelf))
     }
 
     /// What the timer is for: the reads whose wait is over, and a poll when one is due.
@@ -123,9 +123,9 @@ final class TreeFeed {
     /// fresh start.
     func follow(_ changes: DaemonCore.RootChanges, of core: DaemonCore, at now: ContinuousClock.Instant = .now) {
         setLimits(core.configuration.tableLimits)
-        let exclusions = core.catalog.exclusions
+        let exclusions = core.tables.exclusions
         tree.setExclusion { exclusions.excludes($0) }
-        tree.setLinkPolicy(core.catalog.links)
+        tree.setLinkPolicy(core.tables.links)
         // Every root is polled or watched by the new rules (statfs asked again): a kept root
         // that changes over is walked anew (its tables stay; only real differences are published).
         for root in changes.switched { tree.removeRoot(root) }

@@ -23,7 +23,7 @@ final class PublisherTests: XCTestCase {
         return bytes.split(separator: 0x0A).map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
     }
 
-    private func changed(_ bundle: String, _ localization: String, _ key: String, _ value: String) -> Catalog.Change {
+    private func changed(_ bundle: String, _ localization: String, _ key: String, _ value: String) -> ServedTables.Change {
         .tableChanged(TableAddress(bundle: bundle, localization: localization, table: "Localizable"),
                       TableDiff(from: Table(), to: Table(strings: [key: value])), deleted: false)
     }
@@ -170,16 +170,16 @@ final class CatalogChangeTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root + "/App/de.lproj", withIntermediateDirectories: true)
         try Data("\"a\" = \"1\";\n".utf8).write(to: URL(fileURLWithPath: root + "/App/de.lproj/L.strings"))
-        let catalog = Catalog(exclusions: Exclusions(patterns: [], roots: [root]))
-        XCTAssertEqual(describe(refresh(catalog, [root + "/App/de.lproj/L.strings"])),
+        let tables = ServedTables(exclusions: Exclusions(patterns: [], roots: [root]))
+        XCTAssertEqual(describe(refresh(tables, [root + "/App/de.lproj/L.strings"])),
                        ["bundle-added App", "localization-added App de", "table-changed App de L +1"])
         try FileManager.default.moveItem(atPath: root + "/App/de.lproj", toPath: root + "/App/fr.lproj")
-        XCTAssertEqual(describe(refresh(catalog, [root + "/App/de.lproj/L.strings", root + "/App/fr.lproj/L.strings"])),
+        XCTAssertEqual(describe(refresh(tables, [root + "/App/de.lproj/L.strings", root + "/App/fr.lproj/L.strings"])),
                        ["localization-added App fr", "table-changed App de L deleted", "table-changed App fr L +1",
                         "localization-removed App de"])
-        XCTAssertEqual(catalog.bundles, [root + "/App"])
+        XCTAssertEqual(tables.bundles, [root + "/App"])
         try FileManager.default.removeItem(atPath: root + "/App/fr.lproj")
-        XCTAssertEqual(describe(refresh(catalog, [root + "/App/fr.lproj/L.strings"])),
+        XCTAssertEqual(describe(refresh(tables, [root + "/App/fr.lproj/L.strings"])),
                        ["table-changed App fr L deleted", "localization-removed App fr", "bundle-removed App"])
     }
 
@@ -191,27 +191,27 @@ final class CatalogChangeTests: XCTestCase {
     func testLocalizationsOfATableShareTheirKeys() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("share-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let catalog = Catalog(exclusions: Exclusions(patterns: [], roots: [root]))
+        let tables = ServedTables(exclusions: Exclusions(patterns: [], roots: [root]))
         func path(_ language: String) -> String { root + "/App/\(language).lproj/L.strings" }
         func write(_ language: String, keys: [String]) throws {
             try FileManager.default.createDirectory(atPath: root + "/App/\(language).lproj", withIntermediateDirectories: true)
             try Data(keys.map { "\"\($0)\" = \"\($0) in \(language)\";\n" }.joined().utf8).write(to: URL(fileURLWithPath: path(language)))
         }
         func expect(_ language: String, keys: [String], shared: Bool, line: UInt = #line) throws {
-            let table = try XCTUnwrap(catalog.served[TableAddress(bundle: root + "/App", localization: language, table: "L")], language, line: line)
+            let table = try XCTUnwrap(tables.served[TableAddress(bundle: root + "/App", localization: language, table: "L")], language, line: line)
             XCTAssertEqual(table.keys, keys, language, line: line)
             for key in keys { XCTAssertEqual(table[key]?.text, "\(key) in \(language)", language, line: line) }
             XCTAssertEqual(table.sharesKeys, shared, language, line: line)
         }
         let first = ["a", "b", "c"], second = ["a", "b", "c", "d"]
         for language in ["en", "fr", "de"] { try write(language, keys: first) }
-        _ = refresh(catalog, ["en", "fr", "de"].map(path))
+        _ = refresh(tables, ["en", "fr", "de"].map(path))
         for language in ["en", "fr", "de"] { try expect(language, keys: first, shared: true) }
 
         // A key added to each localization in turn: the first to have it gives the new set, the others join it.
         for (number, language) in ["fr", "de", "en"].enumerated() {
             try write(language, keys: second)
-            XCTAssertEqual(describe(refresh(catalog, [path(language)])), ["table-changed App \(language) L +1"])
+            XCTAssertEqual(describe(refresh(tables, [path(language)])), ["table-changed App \(language) L +1"])
             try expect(language, keys: second, shared: true)
             for other in ["fr", "de", "en"].dropFirst(number + 1) { try expect(other, keys: first, shared: true) }
         }
@@ -219,22 +219,22 @@ final class CatalogChangeTests: XCTestCase {
         // Four sets in use at once (the first one, no longer read, made room): a fifth localization with other keys is served whole.
         for (language, keys) in [("es", ["x"]), ("it", ["x", "y"]), ("ja", ["x", "y", "z"])] {
             try write(language, keys: keys)
-            _ = refresh(catalog, [path(language)])
+            _ = refresh(tables, [path(language)])
             try expect(language, keys: keys, shared: true)
         }
         try write("ko", keys: ["w"])
-        _ = refresh(catalog, [path("ko")])
+        _ = refresh(tables, [path("ko")])
         try expect("ko", keys: ["w"], shared: false)
         for language in ["en", "fr", "de"] { try expect(language, keys: second, shared: true) }
     }
 
-    /// Reads `paths` as the shell does and hands the result to `catalog`.
-    private func refresh(_ catalog: Catalog, _ paths: [String]) -> [Catalog.Change] {
+    /// Reads `paths` as the shell does and hands the result to `tables`.
+    private func refresh(_ tables: ServedTables, _ paths: [String]) -> [ServedTables.Change] {
         var reader = TableFileReader()
-        return catalog.apply(TableReading.load(paths, with: &reader, exclusions: catalog.exclusions, links: catalog.links, keys: catalog.keyShelf))
+        return tables.apply(TableReading.load(paths, with: &reader, exclusions: tables.exclusions, links: tables.links, keys: tables.keyShelf))
     }
 
-    private func describe(_ changes: [Catalog.Change]) -> [String] {
+    private func describe(_ changes: [ServedTables.Change]) -> [String] {
         func short(_ path: String) -> String { String(path.split(separator: "/").last ?? "") }
         return changes.map { change in
             switch change {
@@ -250,13 +250,13 @@ final class CatalogChangeTests: XCTestCase {
     }
 }
 
-/// The catalog's file records, kept by directory: read back by whole
+/// The tables's file records, kept by directory: read back by whole
 /// paths, counted, found under a directory by components (not by a
 /// string prefix), and gone with their last file's record.
 final class FileRecordsTests: XCTestCase {
     func testRecordsByDirectoryReadBackByPath() {
         var records = FileRecords()
-        let record = Catalog.FileRecord(lastGood: .table(Table(strings: ["a": "1"])), diagnostics: [])
+        let record = ServedTables.FileRecord(lastGood: .table(Table(strings: ["a": "1"])), diagnostics: [])
         let paths = ["/r/App/en.lproj/L.strings", "/r/App/en.lproj/M.strings", "/r/App/fr.lproj/L.strings",
                      "/r/Appendix/en.lproj/L.strings", "/r/App/Base.lproj/Long table name.strings", "name.strings"]
         for path in paths {

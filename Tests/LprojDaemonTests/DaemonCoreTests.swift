@@ -82,7 +82,7 @@ final class DaemonCoreTests: XCTestCase {
         var names: [String] = []
         while let event = try? connection.nextEvent() { names.append(event.name) }
         XCTAssertEqual(names, [TableChanged.name, LocalizationRemoved.name])
-        XCTAssertEqual(core.core.catalog.served.count, 1)
+        XCTAssertEqual(core.core.tables.served.count, 1)
     }
 
     /// A read that an event queued meanwhile overtook waits for that
@@ -98,16 +98,16 @@ final class DaemonCoreTests: XCTestCase {
         while core.feed.tree.readBatch(waiting: false) != nil {}
         // A read of the file, overtaken by an event of its directory queued meanwhile.
         var reader = TableFileReader(limits: core.core.configuration.tableLimits)
-        let catalog = core.core.catalog
-        let loaded = TableReading.load([core.path("App/en.lproj/Localizable.strings")], with: &reader, exclusions: catalog.exclusions,
-                                       links: catalog.links, keys: catalog.keyShelf)
+        let tables = core.core.tables
+        let loaded = TableReading.load([core.path("App/en.lproj/Localizable.strings")], with: &reader, exclusions: tables.exclusions,
+                                       links: tables.links, keys: tables.keyShelf)
         let address = TableAddress(bundle: core.path("App"), localization: "en", table: "Localizable")
         let before = core.now
         core.core.apply(loaded, queued: [ExactName(core.path("App/en.lproj"))], at: before)
-        XCTAssertEqual(catalog.served[address]?["a"]?.text, "A", "set aside, not applied")
+        XCTAssertEqual(tables.served[address]?["a"]?.text, "A", "set aside, not applied")
         _ = try connection.send(Sync())
         XCTAssertGreaterThanOrEqual(core.now - before, .seconds(3), "read once quiet (on the harness's clock)")
-        XCTAssertEqual(catalog.served[address]?["a"]?.text, "A2")
+        XCTAssertEqual(tables.served[address]?["a"]?.text, "A2")
         let event = try connection.nextEvent()
         XCTAssertEqual(event.name, TableChanged.name)
         XCTAssertEqual(try event.decode(TableChanged.self).changed["a"]?.text, "A2")

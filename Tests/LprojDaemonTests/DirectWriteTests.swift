@@ -14,7 +14,7 @@ final class DirectWriteTests: XCTestCase {
         Publisher(instance: "abc", historyLength: 100, historyBytes: 1 << 20, queueLimit: queueLimit)
     }
 
-    private func changed(_ key: String, _ value: String) -> Catalog.Change {
+    private func changed(_ key: String, _ value: String) -> ServedTables.Change {
         .tableChanged(TableAddress(bundle: "/r/B", localization: "en", table: "Localizable"),
                       TableDiff(from: Table(), to: Table(strings: [key: value])), deleted: false)
     }

@@ -356,7 +356,7 @@ extension CoreConnection: ModelConnection {
     /// The catalog's tables themselves (what a `snapshot` reply encodes; the binary's runs check the wire).
     func served() throws -> Mirror {
         var mirror = Mirror(snapshot: [])
-        for (address, table) in harness.core.catalog.served {
+        for (address, table) in harness.core.tables.served {
             mirror.tables[Mirror.key(address.bundle, address.localization, address.table)] = table
         }
         return mirror

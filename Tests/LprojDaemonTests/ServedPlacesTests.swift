@@ -8,10 +8,10 @@ import XCTest
 
 /// Where the catalog puts a file (worked out once per directory), and
 /// reading paths given in any order, a directory at a time.
-final class CatalogPlacesTests: XCTestCase {
+final class ServedPlacesTests: XCTestCase {
     func testPlacesOfTableFiles() {
         func place(_ path: String) -> String {
-            guard let place = Catalog.classify(path) else { return "-" }
+            guard let place = ServedTables.classify(path) else { return "-" }
             return "\(place.format.rawValue) \(place.bundle) \(place.localization ?? "nil") \(place.table)"
         }
         XCTAssertEqual(place("/r/B/en.lproj/Localizable.strings"), "strings /r/B en Localizable")
@@ -66,7 +66,7 @@ final class CatalogPlacesTests: XCTestCase {
                                        keys: KeyShelf())
         XCTAssertEqual(loaded.map(\.path.string), Array(order.dropLast()))
         for item in loaded {
-            let place = try XCTUnwrap(Catalog.classify(item.path.string))
+            let place = try XCTUnwrap(ServedTables.classify(item.path.string))
             XCTAssertEqual(item.place.bundle, place.bundle)
             XCTAssertEqual(item.place.localization, place.localization)
             XCTAssertEqual(item.place.table, place.table)

@@ -14,9 +14,9 @@ import LprojWatch
 ///
 /// A file that fails to parse keeps its last good version served; the
 /// change that fixes it is diffed against that version. Everything the
-/// catalog reports is derived from the files by one rule (`refresh`), so an
+/// it reports is derived from the files by one rule (`refresh`), so an
 /// edit, a deleted directory and a rescan after an overflow agree.
-final class Catalog {
+final class ServedTables {
     /// Something subscribers should hear about, in the order it happened.
     enum Change {
         case bundleAdded(String)
@@ -40,8 +40,8 @@ final class Catalog {
         /// The localizations its last good contents serve, for a file at `place`.
         func localizations(at place: Place) -> [String] {
             if let localization = place.localization { return lastGood == nil ? [] : [localization] }
-            guard case .catalog(let catalog)? = lastGood else { return [] }
-            return Array(catalog.tables.keys)
+            guard case .catalog(let tables)? = lastGood else { return [] }
+            return Array(tables.tables.keys)
         }
 
         /// The served tables its last good contents are part of, for a file at `place`.
@@ -70,7 +70,7 @@ final class Catalog {
         }
     }
 
-    /// Where a table file sits (`TablePlace`, the one rule in LprojCatalog).
+    /// Where a table file sits (`TablePlace`, the one rule, in LprojPaths).
     typealias Place = TablePlace
 
     private(set) var files = FileRecords()
@@ -147,11 +147,11 @@ final class Catalog {
         var path: ExactName
         var place: Place
         var outcome: Result<TableFile, TableReadError>
-        /// Taken out of the catalog whatever the disk says (`forget`).
+        /// Taken out of the served tables whatever the disk says (`forget`).
         var forgotten = false
     }
 
-    /// Whether the catalog has a record of the file at `path`.
+    /// Whether the served tables has a record of the file at `path`.
     func knows(_ path: String) -> Bool {
         files[ExactName(path)] != nil
     }
@@ -321,8 +321,8 @@ final class Catalog {
             layers.append((.stringsdict, table))
         }
         if fileCounts[.xcstrings] > 0,
-           case .catalog(let catalog)? = files[ExactName(address.bundle + "/" + address.table + ".xcstrings")]?.lastGood,
-           let table = catalog.tables[address.localization] {
+           case .catalog(let tables)? = files[ExactName(address.bundle + "/" + address.table + ".xcstrings")]?.lastGood,
+           let table = tables.tables[address.localization] {
             layers.append((.catalog, table))
         }
         return TableLayers.compose(layers)
@@ -334,7 +334,7 @@ final class Catalog {
     }
 }
 
-/// A count per table format (consulted for every file the catalog takes in: no hashing).
+/// A count per table format (consulted for every file the served tables takes in: no hashing).
 private struct FormatCounts {
     private var strings = 0
     private var stringsDict = 0
