@@ -47,11 +47,11 @@ public struct BundleCheck: Sendable {
     public let development: String?
     public let options: Options
 
-    /// Checks `bundle` against `development` (by default the one
-    /// `developmentLocalization(of:)` finds).
+    /// Checks `bundle` against `development` (by default the
+    /// bundle's own: `DevelopmentLocalization`).
     public init(bundle: LocalizedBundle, development: String? = nil, options: Options = Options()) {
         self.bundle = bundle
-        self.development = development.flatMap { Self.localization(named: $0, in: bundle) } ?? Self.developmentLocalization(of: bundle)
+        self.development = development.flatMap { Self.localization(named: $0, in: bundle) } ?? DevelopmentLocalization.of(bundle)
         self.options = options
     }
 
@@ -110,7 +110,7 @@ public struct BundleCheck: Sendable {
         guard let entry = table?[key] else {
             guard table != nil, comparesKeys, let development, reference?[key] != nil else { return [] }
             return [Diagnostic(file: files.tableFile, line: 0, column: 0, severity: .warning,
-                               message: "\"\(key)\" is not translated into \(localization): \(development)'s text shows",
+                               message: "\"\(key)\" is not translated into \(localization): \(shown(key, table: name, to: localization))",
                                hint: files.tableFile.hasSuffix(".xcstrings") ? "add its \(localization) translation to \(name).xcstrings"
                                    : "add it to \(localization).lproj/\(name)")]
         }
@@ -187,19 +187,16 @@ public struct BundleCheck: Sendable {
         return found
     }
 
-    /// The development localization of `bundle`: its `Info.plist`'s
-    /// `CFBundleDevelopmentRegion` (beside it, or one level up: `Contents/`),
-    /// else `en` or `English`, else nil.
-    public static func developmentLocalization(of bundle: LocalizedBundle) -> String? {
-        if let info = infoPlist(of: bundle.path), let region = info["CFBundleDevelopmentRegion"] as? String,
-           let localization = localization(named: region, in: bundle) {
-            return localization
-        }
-        for name in ["en", "English", "en-US"] where bundle.tables[name] != nil { return name }
-        return nil
-    }
-
     // MARK: - Rules
+
+    /// What a user of `localization` sees for `key` of `table`, in words: the one lookup's answer.
+    private func shown(_ key: String, table: String, to localization: String) -> String {
+        let found = BundleLookup(key: key, table: table, in: bundle, preferences: [localization], development: development)
+        switch found.resolution.source {
+        case .table(let other), .developmentFallback(let other): return "\(other)'s text shows"
+        case .defaultValue, .key: return "the key itself shows"
+        }
+    }
 
     /// A problem found comparing two values' arguments.
     package struct Problem {
@@ -285,7 +282,7 @@ public struct BundleCheck: Sendable {
         let localized = bundle.localizations.filter { $0 != "Base" }.compactMap { name in bundle.tables[name]?["InfoPlist"].map { (name, $0) } }
         guard !localized.isEmpty else { return [] }
         var found: [Diagnostic] = []
-        let info = Self.infoPlist(of: bundle.path)
+        let info = DevelopmentLocalization.infoPlist(ofBundleAt: bundle.path)
         var files: [String: FileLocations] = [:]
         func place(_ localization: String, _ key: String?) -> (String, Int, Int) {
             var locations = files[localization] ?? FileLocations(bundlePath: bundle.path, localization: localization, table: "InfoPlist")
@@ -321,17 +318,6 @@ public struct BundleCheck: Sendable {
 
     private static func isUsageDescription(_ key: String) -> Bool {
         key.hasPrefix("NS") && key.hasSuffix("UsageDescription")
-    }
-
-    /// The bundle's Info.plist: beside its `.lproj` directories (iOS), or one level up (macOS `Contents/Resources`).
-    /// Held to a table's limits before Foundation decodes it (a binary one can be a reference bomb).
-    static func infoPlist(of bundlePath: String) -> [String: Any]? {
-        for path in [bundlePath + "/Info.plist", (bundlePath as NSString).deletingLastPathComponent + "/Info.plist"] {
-            guard let data = FileManager.default.contents(atPath: path),
-                  let plist = PropertyListTable.decode(data, path: path, limits: TableLimits()).0 as? [String: Any] else { continue }
-            return plist
-        }
-        return nil
     }
 
     /// The localization of `bundle` that `name` means (`en` for `en`, `English` for `en` when that is what the bundle has).

@@ -13,10 +13,10 @@ public struct BundleLookup: Sendable {
     /// How the key resolved.
     public let resolution: Resolution
 
-    /// Looks `key` up in `bundle`. `development` defaults to `en` when the bundle has it.
+    /// Looks `key` up in `bundle`. `development` defaults to the bundle's own (`DevelopmentLocalization`).
     public init(key: String, table: String?, in bundle: LocalizedBundle, preferences: [String], development: String? = nil,
                 defaultValue: String? = nil, developmentFallback: Bool = false) {
-        let development = development ?? Self.defaultDevelopment(available: bundle.localizations)
+        let development = development ?? DevelopmentLocalization.of(bundle)
         // A pseudolanguage asked for by name is derived from the development table, the one table the lookup reads.
         let pseudolanguages = development.map { bundle.tables[$0] != nil } == true
             ? preferences.compactMap(Pseudolanguage.init(tag:)).filter { bundle.tables[$0.rawValue] == nil } : []
@@ -54,13 +54,5 @@ public struct BundleLookup: Sendable {
         case .defaultValue: return "default"
         case .key: return "key"
         }
-    }
-
-    /// The development localization a bundle is assumed to have when none is
-    /// named: `en` when present, else a legacy `English` (`English.lproj` is
-    /// an old bundle's `en`).
-    public static func defaultDevelopment(available: [String]) -> String? {
-        if available.contains("en") { return "en" }
-        return available.contains("English") ? "English" : nil
     }
 }

@@ -33,7 +33,7 @@ public struct Coverage: Sendable {
     public init(bundle path: String, development: String? = nil) throws(TableReadError) {
         let bundle = try LocalizedBundle.load(path: path)
         self.bundle = path
-        let development = development ?? BundleCheck.developmentLocalization(of: bundle)
+        let development = development ?? DevelopmentLocalization.of(bundle)
         self.development = development
         // A catalog's keys, and their text when its source language has none.
         var catalogKeys: [String: [String]] = [:]

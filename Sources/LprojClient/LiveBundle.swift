@@ -1,4 +1,5 @@
 import Foundation
+import LprojBundles
 import LprojLanguages
 import LprojPaths
 import LprojProtocol
@@ -36,7 +37,8 @@ public final class LiveBundle: Sendable {
 
     /// How a bundle behaves; the defaults suit an app.
     public struct Options: Sendable {
-        /// The development localization (default: `en` when the bundle has it).
+        /// The development localization, used as named (default: the bundle's own, as CFBundle decides it:
+        /// its Info.plist's `CFBundleDevelopmentRegion`, else `en`, each as Apple's matching finds it; `DevelopmentLocalization`).
         public var development: String?
         /// Look a key missing from the chosen table up in the development localization too.
         public var developmentFallback = false
@@ -92,7 +94,14 @@ public final class LiveBundle: Sendable {
     /// lprojd's shared images when it serves the bundle, else from the
     /// files. Then (unless `options.connects` is false) follows lprojd in
     /// the background.
-    public init(path: String, app: String? = nil, options: Options = Options()) throws(Failure) {
+    public convenience init(path: String, app: String? = nil, options: Options = Options()) throws(Failure) {
+        try self.init(path: path, app: app, options: options, developmentRegion: nil)
+    }
+
+    /// As `init(path:app:options:)`; `developmentRegion` stands for the
+    /// Info.plist's region when the bundle has none on disk (a Foundation
+    /// bundle's own, SwiftPM's `defaultLocalization`).
+    init(path: String, app: String?, options: Options, developmentRegion: String?) throws(Failure) {
         let absolute = PathText.absolute(path)
         // Links kept (a deploy's `current/Resources` is followed through its swaps), `..` resolved.
         var canonical = PathText.tidy(absolute)
@@ -115,7 +124,9 @@ public final class LiveBundle: Sendable {
         let misses = options.recordsMisses || reports ? MissLog() : nil
         core = LiveCore(snapshot: LiveSnapshot(tables: LiveCore.localizations(of: source), selection: choice.load(),
                                                systemPreferences: SystemLanguages.preferences(environment: environment),
-                                               development: options.development, developmentFallback: options.developmentFallback,
+                                               development: options.development.map(DevelopmentChoice.named)
+                                                   ?? .bundle(region: DevelopmentLocalization.region(ofBundleAt: canonical) ?? developmentRegion),
+                                               developmentFallback: options.developmentFallback,
                                                bundlePath: canonical, misses: misses),
                         source: source, choice: choice, environment: environment)
         if options.connects {
@@ -133,9 +144,7 @@ public final class LiveBundle: Sendable {
     /// (`CFBundleDevelopmentRegion`, SwiftPM's `defaultLocalization`) unless
     /// `options.development` names one.
     public convenience init(bundle: Bundle, app: String? = nil, options: Options = Options()) throws(Failure) {
-        var options = options
-        if options.development == nil { options.development = Self.developmentLocalization(of: bundle) }
-        try self.init(path: bundle.bundlePath, app: app, options: options)
+        try self.init(path: bundle.bundlePath, app: app, options: options, developmentRegion: Self.developmentRegion(of: bundle))
     }
 
     deinit {
@@ -286,8 +295,8 @@ public final class LiveBundle: Sendable {
 }
 
 extension LiveBundle {
-    /// A bundle's development localization, from its Info.plist (`CFBundleDevelopmentRegion`), when it names one.
-    static func developmentLocalization(of bundle: Bundle) -> String? {
+    /// A Foundation bundle's development region, from its Info.plist (`CFBundleDevelopmentRegion`), when it names one.
+    static func developmentRegion(of bundle: Bundle) -> String? {
         if let region = bundle.infoDictionary?["CFBundleDevelopmentRegion"] as? String, !region.isEmpty { return region }
         return bundle.developmentLocalization
     }

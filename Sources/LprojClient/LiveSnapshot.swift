@@ -16,6 +16,8 @@ final class LiveSnapshot: Sendable {
     let selection: String?
     /// The preferences the active view was made from (the selection, else the environment's).
     let preferences: [String]
+    /// The development localization asked for; `development` is what it means among these tables.
+    let developmentChoice: DevelopmentChoice
     let development: String?
     let developmentFallback: Bool
     let bundlePath: String
@@ -31,7 +33,7 @@ final class LiveSnapshot: Sendable {
     /// At most this many cached views (a hostile header cannot grow memory; past it the cache starts over).
     static let viewLimit = 1024
 
-    init(tables: [String: LocalizationTables], selection: String?, systemPreferences: [String], development: String?,
+    init(tables: [String: LocalizationTables], selection: String?, systemPreferences: [String], development developmentChoice: DevelopmentChoice,
          developmentFallback: Bool, bundlePath: String, misses: LiveBundle.MissLog? = nil, plans: SearchPlanCache? = nil) {
         self.tables = tables
         self.selection = selection
@@ -41,7 +43,8 @@ final class LiveSnapshot: Sendable {
         let preferences = selection.map { [$0] } ?? systemPreferences
         self.preferences = preferences
         let localizations = Set(tables.keys)
-        let development = development ?? BundleLookup.defaultDevelopment(available: Array(localizations))
+        self.developmentChoice = developmentChoice
+        let development = developmentChoice.localization(among: localizations.sorted())
         self.development = development
         let plans = plans?.reused(for: localizations, development: development)
             ?? SearchPlanCache(localizations: localizations, development: development)
@@ -56,13 +59,13 @@ final class LiveSnapshot: Sendable {
 
     /// The same tables with another selection.
     func selecting(_ selection: String?, systemPreferences: [String]) -> LiveSnapshot {
-        LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
+        LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: developmentChoice,
                      developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses, plans: plans)
     }
 
     /// The same selection with other tables.
     func replacing(tables: [String: LocalizationTables], systemPreferences: [String]) -> LiveSnapshot {
-        LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: development,
+        LiveSnapshot(tables: tables, selection: selection, systemPreferences: systemPreferences, development: developmentChoice,
                      developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses, plans: plans)
     }
 
@@ -133,5 +136,21 @@ final class LiveSnapshot: Sendable {
         }
         return LiveBundle.Localization(tables: needed, searchList: plan.searchList, development: development,
                                        developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses)
+    }
+}
+
+/// The development localization a `LiveBundle` is given: one its caller
+/// names, used as named, or the bundle's own (`DevelopmentLocalization`:
+/// the region its Info.plist names, else `en_US`, each as Apple matches it
+/// among the localizations the tables have now).
+enum DevelopmentChoice: Sendable, Equatable {
+    case named(String)
+    case bundle(region: String?)
+
+    func localization(among localizations: [String]) -> String? {
+        switch self {
+        case .named(let name): name
+        case .bundle(let region): DevelopmentLocalization.choose(region: region, among: localizations)
+        }
     }
 }

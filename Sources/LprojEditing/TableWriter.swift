@@ -438,7 +438,7 @@ public struct TableWriter: Sendable {
         }
         guard localization == nil else { return set }
         let tables = set.byLocalization
-        set.development = BundleCheck.developmentLocalization(of: LocalizedBundle(path: bundle, tables: tables))
+        set.development = DevelopmentLocalization.of(LocalizedBundle(path: bundle, tables: tables))
         return set
     }
 }

@@ -155,7 +155,7 @@ extension LocalizationExport {
         }
         let errors = bundle.diagnostics.filter { $0.severity == .error }
         guard errors.isEmpty else { throw Failure(problems: errors.map(\.description)) }
-        guard let development = BundleCheck.developmentLocalization(of: bundle) else {
+        guard let development = DevelopmentLocalization.of(bundle) else {
             throw Failure(problems: ["\(path): error: no development localization (no en.lproj, and no CFBundleDevelopmentRegion in Info.plist)"])
         }
         let present = Set(bundle.tables.values.flatMap(\.keys))

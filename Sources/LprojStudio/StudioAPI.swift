@@ -112,7 +112,7 @@ public final class StudioAPI: Sendable {
             return Self.error(400, "table", error.description)
         }
         guard let loaded = try? LocalizedBundle.load(path: bundle) else { return Self.error(404, "bundle", "\(bundle) cannot be read") }
-        let development = BundleCheck.developmentLocalization(of: loaded)
+        let development = DevelopmentLocalization.of(loaded)
         let wanted = (request.query["languages"] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty }
         let languages = wanted.isEmpty ? loaded.localizations.filter { $0 != "Base" && $0 != development } : wanted
         for language in languages where language.utf8.count > 255 || language.contains("/") {

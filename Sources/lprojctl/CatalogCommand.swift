@@ -202,7 +202,7 @@ enum CatalogCommand {
             if let found = bundle.table(table, localization: localization) { tables[localization] = found }
         }
         guard !tables.isEmpty else { Console.fail(program, "\(path) has no \(table) table in any localization", status: 1) }
-        let development = BundleCheck.developmentLocalization(of: bundle) ?? "en"
+        let development = DevelopmentLocalization.of(bundle) ?? "en"
         let comments = (try? TableFile.readBytes(path: path + "/" + development + ".lproj/" + table + ".strings", limit: 64 << 20))
             .flatMap { $0 }.map { TableComments.of($0, format: .strings) } ?? [:]
         let text = CatalogMigration.catalog(tables: tables, sourceLanguage: development, comments: comments)

@@ -56,7 +56,7 @@ enum ScanCommand {
             Console.fail(program, "cannot read the bundle: \(error)", status: 2)
         }
         guard let development = arguments.value("development").map({ BundleCheck(bundle: bundle, development: $0).development ?? $0 })
-                ?? BundleCheck.developmentLocalization(of: bundle) else {
+                ?? DevelopmentLocalization.of(bundle) else {
             Console.fail(program, "\(bundlePath): no development localization found (give --development)", status: 2)
         }
         let (uses, unreadable) = scan(arguments.operands, macros: arguments.values("macro"))

@@ -17,14 +17,14 @@ final class BundleInfoPlistTests: XCTestCase {
         }
         let info = try PropertyListSerialization.data(fromPropertyList: ["CFBundleDevelopmentRegion": "de"], format: .binary, options: 0)
         try info.write(to: URL(fileURLWithPath: directory + "/Info.plist"))
-        XCTAssertEqual(BundleCheck.developmentLocalization(of: try LocalizedBundle.load(path: directory)), "de")
+        XCTAssertEqual(DevelopmentLocalization.of(try LocalizedBundle.load(path: directory)), "de")
 
         let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().path + "/Fixtures/hostile"
         for version in Array("01".utf8) {
             var bomb = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/reference-bomb.strings"))
             bomb[bomb.startIndex + 7] = version
             try bomb.write(to: URL(fileURLWithPath: directory + "/Info.plist"))
-            XCTAssertEqual(BundleCheck.developmentLocalization(of: try LocalizedBundle.load(path: directory)), "en", "bplist0\(Character(Unicode.Scalar(version)))")
+            XCTAssertEqual(DevelopmentLocalization.of(try LocalizedBundle.load(path: directory)), "en", "bplist0\(Character(Unicode.Scalar(version)))")
         }
     }
 }

@@ -165,8 +165,8 @@ final class LanguageMatcherTests: XCTestCase {
 
     /// A legacy `English.lproj` is the development `en` of an old bundle.
     func testALegacyEnglishIsTheDevelopmentLocalization() {
-        XCTAssertEqual(BundleLookup.defaultDevelopment(available: ["Japanese", "English"]), "English")
-        XCTAssertEqual(BundleLookup.defaultDevelopment(available: ["en", "English"]), "en")
+        XCTAssertEqual(DevelopmentLocalization.choose(region: nil, among: ["Japanese", "English"]), "English")
+        XCTAssertEqual(DevelopmentLocalization.choose(region: nil, among: ["en", "English"]), "en")
         let bundle = LocalizedBundle(path: "/b", tables: ["Japanese": ["Localizable": Table(strings: ["a": "エー"])],
                                                          "English": ["Localizable": Table(strings: ["a": "A", "b": "B"])]])
         let found = BundleLookup(key: "b", table: nil, in: bundle, preferences: ["ja"], developmentFallback: true)

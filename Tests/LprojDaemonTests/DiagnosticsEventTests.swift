@@ -24,7 +24,7 @@ final class DiagnosticsEventTests: XCTestCase {
         // The current set of each bundle that has problems, right after the reply.
         let current = try connection.awaitEvent(Diagnostics.name).decode(Diagnostics.self)
         XCTAssertEqual(current.bundle, daemon.path("Other"))
-        XCTAssertEqual(Set(current.diagnostics.map(\.message)), [#""k" is not translated into fr: en's text shows"#,
+        XCTAssertEqual(Set(current.diagnostics.map(\.message)), [#""k" is not translated into fr: the key itself shows"#,
                                                                  #""extra" is in fr but not in en, the development localization"#])
         let app = daemon.path("App")
         XCTAssertEqual(try connection.send(List()).bundles.first { $0.path == app }?.checks, CheckCounts(errors: 0, warnings: 0))
@@ -40,7 +40,7 @@ final class DiagnosticsEventTests: XCTestCase {
         // An edit of the development table checks every localization against it again.
         try daemon.write("App/en.lproj/Localizable.strings", "\"greeting\" = \"Hello %d\";\n\"count\" = \"%d items\";\n\"new\" = \"New\";\n")
         let again = try connection.awaitEvent(Diagnostics.name).decode(Diagnostics.self)
-        XCTAssertEqual(again.diagnostics.map(\.message), [#""new" is not translated into de: en's text shows"#])
+        XCTAssertEqual(again.diagnostics.map(\.message), [#""new" is not translated into de: the key itself shows"#])
 
         // Fixed: the set is empty again, said once.
         try daemon.write("App/de.lproj/Localizable.strings", "\"greeting\" = \"Hallo %d\";\n\"count\" = \"%d Dinge\";\n\"new\" = \"Neu\";\n")

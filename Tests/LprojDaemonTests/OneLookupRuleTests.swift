@@ -61,6 +61,42 @@ final class OneLookupRuleTests: XCTestCase {
         XCTAssertEqual(compared, Self.bundles.count * 60 * 4)
     }
 
+    /// The development localization has one rule (`DevelopmentLocalization`, as CFBundle's): a bundle with en, fr and de
+    /// whose Info.plist names fr ends a Japanese user's lookup with fr's text in `lprojctl get`'s lookup, the daemon's and a
+    /// LiveBundle's, and `check` says of a key de lacks what a de user sees (the key itself: a table was found).
+    func testTheInfoPlistsDevelopmentRegionEndsEveryLookup() throws {
+        let harness = try CoreHarness({ _ in }) { root in
+            for (language, text) in [("en", "\"k\" = \"EN\";\n"), ("fr", "\"k\" = \"FR\";\n"), ("de", "\"other\" = \"D\";\n")] {
+                try FileManager.default.createDirectory(atPath: root + "/App/\(language).lproj", withIntermediateDirectories: true)
+                try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/App/\(language).lproj/Localizable.strings"))
+            }
+            try PropertyListSerialization.data(fromPropertyList: ["CFBundleDevelopmentRegion": "fr"], format: .xml, options: 0)
+                .write(to: URL(fileURLWithPath: root + "/App/Info.plist"))
+        }
+        let path = harness.path("App")
+        let bundle = try LocalizedBundle.load(path: path)
+        XCTAssertEqual(DevelopmentLocalization.of(bundle), "fr")
+        let offline = BundleLookup(key: "k", table: nil, in: bundle, preferences: ["ja"])
+        XCTAssertEqual(offline.resolution.text, "FR")
+        XCTAssertEqual(offline.searchList, ["fr"])
+        let daemon = try harness.connect().send(Lookup(bundle: path, key: "k", languages: ["ja"]))
+        XCTAssertEqual(daemon.text, "FR")
+        XCTAssertEqual(daemon.localization, "fr")
+        var options = LiveBundle.Options()
+        options.connects = false
+        options.environment = ["LANG": "C"]
+        let live = try LiveBundle(path: path, options: options)
+        XCTAssertEqual(live.localization(preferences: ["ja"]).localizedString(forKey: "k", value: nil, table: nil), "FR")
+        let hint = BundleCheck(bundle: bundle).diagnostics().first { $0.message.hasPrefix("\"k\" is not translated into de") }
+        XCTAssertEqual(hint?.message, "\"k\" is not translated into de: the key itself shows", "what a de user sees, from the same lookup")
+
+        // The region as Apple matches it; a region the bundle lacks falls to en_US's match, as CFBundle's does.
+        XCTAssertEqual(DevelopmentLocalization.choose(region: "fr_FR", among: ["de", "en", "fr"]), "fr")
+        XCTAssertEqual(DevelopmentLocalization.choose(region: "pt", among: ["de", "en", "fr"]), "en")
+        XCTAssertEqual(DevelopmentLocalization.choose(region: "pt", among: ["de", "English"]), "English")
+        XCTAssertNil(DevelopmentLocalization.choose(region: nil, among: ["de", "ja"]))
+    }
+
     func testARequestsViewRecordsItsMisses() throws {
         let directory = NSTemporaryDirectory() + "misses-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -25,7 +25,7 @@ final class CheckTests: XCTestCase {
             #"ru.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" lacks "few", "many", which Russian (ru) needs (CLDR: one, few, many, other)"#,
             #"en.lproj/Localizable.stringsdict:5:2: warning: the plural rule of variable files of "files" has "few", which English (en) never selects (CLDR: one, other)"#,
             // Keys.
-            #"de.lproj/Localizable.strings: warning: "only_en" is not translated into de: en's text shows"#,
+            #"de.lproj/Localizable.strings: warning: "only_en" is not translated into de: the key itself shows"#,
             #"de.lproj/Localizable.strings:5:1: warning: "extra" is in de but not in en, the development localization"#,
             // Values.
             #"de.lproj/Localizable.strings:2:1: warning: "count" has an empty value"#,
@@ -54,7 +54,7 @@ final class CheckTests: XCTestCase {
             + #""fr":{"stringUnit":{"state":"translated","value":"Afr"}}}},"b":{"localizations":{"en":{"stringUnit":{"state":"translated","value":"B"}}}}}}"#
         try Data(catalog.utf8).write(to: URL(fileURLWithPath: bundle + "/Localizable.xcstrings"))
         let result = try runCommand("lprojctl", ["check", bundle])
-        XCTAssertEqual(result.stdout, "\(bundle)/Localizable.xcstrings: warning: \"b\" is not translated into fr: en's text shows "
+        XCTAssertEqual(result.stdout, "\(bundle)/Localizable.xcstrings: warning: \"b\" is not translated into fr: the key itself shows "
                        + "(add its fr translation to Localizable.xcstrings)\n")
     }
 
