@@ -237,9 +237,12 @@ final class LiveCore: Sendable {
     @inline(__always)
     func localizedString(forKey key: String, value: String?, table: String?) -> String {
         // The active view's rule (`Localization.localizedString`), its hit inlined here: the hot path of every app.
+        // The entry is looked up once: what is not plain text goes on as it was found (a miss is recorded once).
         withCurrentSnapshot { snapshot in
-            if let entry = snapshot.entry(forKey: key, table: LiveBundle.Localization.tableName(table)), let text = entry.text { return text }
-            return snapshot.active.localizedString(forKey: key, value: value, table: table)
+            let tableName = LiveBundle.Localization.tableName(table)
+            let entry = snapshot.entry(forKey: key, table: tableName)
+            if let entry, let text = entry.text { return text }
+            return snapshot.active.notPlain(entry, key, value: value, table: tableName)
         }
     }
 

@@ -77,7 +77,7 @@ extension LiveBundle {
 
         /// A rule's `other` form, or a miss (recorded): what `localizedString(forKey:)` gives when no plain text is found.
         @inline(never)
-        private func notPlain(_ entry: Entry?, _ key: String, value: String?, table tableName: String?) -> String {
+        func notPlain(_ entry: Entry?, _ key: String, value: String?, table tableName: String?) -> String {
             if let entry { return formatter.string(for: entry, arguments: []) }
             let answer: MissAnswer = value.map { $0.isEmpty ? .key : .default } ?? .key
             misses?.record(key: key, table: tableName ?? "Localizable", language: language, languages: searchList, answer: answer)

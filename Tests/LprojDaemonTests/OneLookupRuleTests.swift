@@ -114,6 +114,30 @@ final class OneLookupRuleTests: XCTestCase {
         XCTAssertEqual(misses, ["Localizable/missing en ×1", "Menu/other en ×1"])
     }
 
+    /// One call is one lookup: a plural rule the chosen table lacks, found in the development localization (a miss all the
+    /// same), is recorded once, however the call comes (the bundle's hot path, a view, Foundation's `Bundle`).
+    func testOneCallRecordsOneMiss() throws {
+        let directory = NSTemporaryDirectory() + "one-miss-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for language in ["en", "fr"] { try FileManager.default.createDirectory(atPath: directory + "/\(language).lproj", withIntermediateDirectories: true) }
+        try Data("\"a\" = \"A\";\n".utf8).write(to: URL(fileURLWithPath: directory + "/fr.lproj/Localizable.strings"))
+        let plural: [String: Any] = ["files": ["NSStringLocalizedFormatKey": "%#@n@", "n": [
+            "NSStringFormatSpecTypeKey": "NSStringPluralRuleType", "NSStringFormatValueTypeKey": "d", "one": "%d file", "other": "%d files"]]]
+        try PropertyListSerialization.data(fromPropertyList: plural, format: .xml, options: 0)
+            .write(to: URL(fileURLWithPath: directory + "/en.lproj/Localizable.stringsdict"))
+        var options = LiveBundle.Options()
+        options.connects = false
+        options.recordsMisses = true
+        options.developmentFallback = true
+        options.environment = ["LANG": "fr_FR.UTF-8"]
+        let live = try LiveBundle(path: directory, options: options)
+        XCTAssertEqual(live.localizedString(forKey: "files", value: nil, table: nil), "%d files")
+        XCTAssertEqual(live.current.localizedString(forKey: "files", value: nil, table: nil), "%d files")
+        XCTAssertEqual(live.foundationBundle.localizedString(forKey: "files", value: nil, table: nil), "%d files")
+        let misses = live.misses.map { "\($0.key.table)/\($0.key.key) \($0.key.language ?? "-") ×\($0.value)" }.sorted()
+        XCTAssertEqual(misses, ["Localizable/files fr ×3"], "three calls, three misses")
+    }
+
     private func corpusURL() throws -> URL {
         if let path = ProcessInfo.processInfo.environment["LPROJ_CORPUS"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
