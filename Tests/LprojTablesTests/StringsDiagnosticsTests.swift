@@ -51,8 +51,25 @@ final class StringsDiagnosticsTests: XCTestCase {
         assertError("\"a\" = ＂b＂;", at: [1, 7], contains: "U+FF02 FULLWIDTH QUOTATION MARK")
     }
 
-    func testUnclosedCommentIsAnErrorWhereItOpens() {
-        assertError("\"a\" = \"b\";\n  /* open\n\"c\" = \"d\";\n", at: [2, 3], contains: "unclosed comment")
+    /// What Foundation serves, lprojd serves (with a warning): the entries before an unclosed comment, naming those it hides.
+    func testAnUnclosedCommentServesWhatComesBeforeItAndNamesWhatItHides() throws {
+        for (text, before, hidden) in [("\"a\" = \"b\";\n  /* open\n\"c\" = \"d\";\n\"e\" = \"f\";\n", ["a": "b"], #"2 entries after it are not served: "c", "e""#),
+                                       ("\"a\" = \"b\";\n  /* nothing after", ["a": "b"], nil),
+                                       ("\"a\" = \"b\"; /* /* /* \"c\" = \"d\";", ["a": "b"], #"1 entry after it is not served: "c""#)] {
+            let parsed = parseStrings(text)
+            XCTAssertEqual(strings(parsed.table), before, text)
+            let foundation = try PropertyListSerialization.propertyList(from: Data(text.utf8), format: nil) as? [String: String]
+            XCTAssertEqual(foundation, before, "Foundation serves the same: \(text)")
+            XCTAssertEqual(parsed.diagnostics.count, 1, "\(parsed.diagnostics)")
+            let warning = try XCTUnwrap(parsed.diagnostics.first)
+            XCTAssertEqual(warning.severity, .warning)
+            XCTAssertTrue(warning.message.hasPrefix("unclosed comment"), warning.message)
+            if let hidden { XCTAssertTrue(warning.message.hasSuffix(hidden), warning.message) } else { XCTAssertFalse(warning.message.contains("not served"), warning.message) }
+        }
+        XCTAssertEqual(parseStrings("\"a\" = \"b\";\n  /* open").diagnostics.map { [$0.line, $0.column] }, [[2, 3]], "where it opens")
+        // A file of nothing but openings is read at most twice.
+        let openings = "\"a\" = \"b\";" + String(repeating: "/* ", count: 200_000)
+        XCTAssertEqual(strings(parseStrings(openings).table), ["a": "b"])
     }
 
     func testNonASCIIUnquotedKey() {
@@ -155,7 +172,7 @@ final class StringsDiagnosticsTests: XCTestCase {
     }
 
     func testEveryErrorWeReportIsRejectedOrTruncatedByFoundation() throws {
-        let samples = ["\"a\" = \"b\"\n\"c\" = \"d\";", "\"a\" = \"b\"；", "/* x", "收 = a;", "\"a\" = {b=c;};"]
+        let samples = ["\"a\" = \"b\"\n\"c\" = \"d\";", "\"a\" = \"b\"；", "收 = a;", "\"a\" = {b=c;};"]
         for text in samples {
             XCTAssertTrue(parseStrings(text).diagnostics.containsErrors, text)
             let theirs = try? PropertyListSerialization.propertyList(from: Data(text.utf8), options: [], format: nil) as? [String: String]

@@ -451,6 +451,33 @@ struct StringsTextParser: ~Copyable {
         return skipSpace()
     }
 
+    /// Whether this parser reads the text an unclosed comment hides: it
+    /// names no hidden entries of its own, and passes over a `/*` that is
+    /// never closed (each part of a file is read at most three times).
+    private var readsHiddenText = false
+
+    /// The entries an unclosed comment at `open` hides, as words for its
+    /// warning: those the text after it holds, read from just after the
+    /// `/*` and from the next line (a comment left open at its line's end).
+    private func droppedAfterComment(at open: Int) -> String {
+        guard !readsHiddenText, open + 2 < bytes.count else { return "" }
+        var starts = [open + 2]
+        if let lineEnd = bytes[(open + 2)...].firstIndex(where: \.isLineBreak), lineEnd + 1 < bytes.count { starts.append(lineEnd + 1) }
+        var keys: [(offset: Int, key: String)] = []
+        for start in starts {
+            var rest = StringsTextParser(bytes: UnsafeBufferPointer(rebasing: bytes[start...]), validatesUTF8: false)
+            rest.readsHiddenText = true
+            rest.layout = StringsTextLayout()
+            rest.parse()
+            keys += rest.layout!.entries.map { (start + $0.keyRange.lowerBound, $0.key) }
+        }
+        var seen = Set<Int>()
+        let hidden = keys.sorted { $0.offset < $1.offset }.filter { seen.insert($0.offset).inserted }.map(\.key)
+        guard !hidden.isEmpty else { return "" }
+        let shown = hidden.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (hidden.count > 5 ? ", …" : "")
+        return "; \(hidden.count) entr\(hidden.count == 1 ? "y" : "ies") after it \(hidden.count == 1 ? "is" : "are") not served: \(shown)"
+    }
+
     /// Skips whitespace and comments; false at the end of the text.
     private mutating func skipSpace() -> Bool {
         let count = bytes.count
@@ -480,8 +507,14 @@ struct StringsTextParser: ~Copyable {
                 if next == .asterisk {
                     let open = index
                     guard let close = commentEnd(from: index + 2) else {
-                        report(.error, at: open, "unclosed comment: this '/*' is never closed by '*/'",
-                               hint: "CoreFoundation silently drops everything after it")
+                        if readsHiddenText {
+                            index += 2
+                            continue
+                        }
+                        // What Foundation serves, lprojd serves: the entries before it, with a warning naming what is lost.
+                        report(.warning, at: open, "unclosed comment: this '/*' is never closed by '*/', so the rest of the file is "
+                               + "ignored, as CoreFoundation ignores it" + droppedAfterComment(at: open),
+                               hint: "close the comment with '*/'")
                         index = count
                         return false
                     }
@@ -508,16 +541,21 @@ struct StringsTextParser: ~Copyable {
     }
 
     /// The offset just past the `*/` that closes a comment whose body starts at `start`.
-    private func commentEnd(from start: Int) -> Int? {
-        guard let base = bytes.baseAddress else { return nil }
+    private mutating func commentEnd(from start: Int) -> Int? {
+        // No '*/' after one offset means none after any later one: the text is searched once.
+        guard let base = bytes.baseAddress, start < noCloseFrom else { return nil }
         var position = start
         while position < bytes.count, let star = memchr(base + position, Int32(UInt8.asterisk), bytes.count - position) {
             let offset = base.distance(to: star.assumingMemoryBound(to: UInt8.self))
             if offset + 1 < bytes.count, bytes[offset + 1] == .slash { return offset + 2 }
             position = offset + 1
         }
+        noCloseFrom = start
         return nil
     }
+
+    /// An offset from which the text holds no '*/' (`.max`: not known).
+    private var noCloseFrom = Int.max
 
     private mutating func validateComment(_ range: Range<Int>) {
         if UTF8Validation.firstInvalidOffset(in: UnsafeBufferPointer(rebasing: bytes[..<range.upperBound]), from: range.lowerBound) != nil {
