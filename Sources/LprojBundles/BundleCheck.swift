@@ -115,9 +115,9 @@ public struct BundleCheck: Sendable {
                                    : "add it to \(localization).lproj/\(name)")]
         }
         var found: [Diagnostic] = []
-        func report(_ severity: Diagnostic.Severity, _ message: String, hint: String? = nil) {
+        func report(_ severity: Diagnostic.Severity, _ message: String, hint: String? = nil, rule: Diagnostic.Rule? = nil) {
             let (file, line, column) = files.location(of: key, entry: entry)
-            found.append(Diagnostic(file: file, line: line, column: column, severity: severity, message: message, hint: hint))
+            found.append(Diagnostic(file: file, line: line, column: column, severity: severity, message: message, hint: hint, rule: rule))
         }
         // The value on its own.
         if Self.hasEmptyText(entry.value) || entry.substitutions.values.contains(where: { Self.hasEmptyText($0.variants) }) {
@@ -133,7 +133,8 @@ public struct BundleCheck: Sendable {
                 let named = variable.map { "variable \($0) of \"\(key)\"" } ?? "\"\(key)\""
                 if !forms.contains("other") {
                     // A warning, as lint says it: an error would make the table unusable, and Foundation still serves it.
-                    report(.warning, "the plural rule of \(named) has no \"other\" form", hint: "Apple requires one; every number without a form of its own gets it")
+                    report(.warning, "the plural rule of \(named) has no \"other\" form", hint: "Apple requires one; every number without a form of its own gets it",
+                           rule: .pluralWithoutOther)
                 }
                 guard let categories else { continue }
                 let language = Self.languageInWords(localization)
@@ -333,7 +334,7 @@ public struct BundleCheck: Sendable {
 
     /// Whether a parser's diagnostic says what a check says (worse): `check` reports it once.
     public static func supersedes(_ diagnostic: Diagnostic) -> Bool {
-        diagnostic.message.contains("has no \"other\" form")
+        diagnostic.rule == .pluralWithoutOther
     }
 
     /// Whether a diagnostic stops an edit that brings it in (`TableWriter`):

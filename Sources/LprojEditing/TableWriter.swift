@@ -47,11 +47,17 @@ public struct TableWriter: Sendable {
     }
 
     /// Why nothing was written.
+    /// What part of an edit an `invalid` failure is about: a caller (the
+    /// studio's 400, a form's field) tells it without reading the message.
+    public enum Field: String, Sendable {
+        case bundle, table, language, key, plural, value, file
+    }
+
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// A request that cannot be carried out: an unknown bundle or
         /// language, a key that is not there, a plural category the language
         /// does not have, a file that cannot be edited.
-        case invalid(String)
+        case invalid(Field, String)
         /// The table is not at the version the edit was made on.
         case stale(key: String, language: String, current: Entry?, version: String)
         /// The checks find errors the edit would bring in.
@@ -61,7 +67,7 @@ public struct TableWriter: Sendable {
 
         public var description: String {
             switch self {
-            case .invalid(let message), .forbidden(let message): return message
+            case .invalid(_, let message), .forbidden(let message): return message
             case .stale(let key, let language, let current, let version):
                 return "the \(language) table changed since that version (now \(version)); \"\(key)\" is now "
                     + (current.map { StringsWriter.quoted(Resolver.shown($0, in: language)) } ?? "missing")
@@ -76,9 +82,9 @@ public struct TableWriter: Sendable {
         let absolute = PathText.tidy(PathText.absolute(bundle))
         var status = stat()
         guard stat(absolute, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
-            throw .invalid("\(bundle): not a bundle directory")
+            throw .invalid(.bundle, "\(bundle): not a bundle directory")
         }
-        guard !table.isEmpty, !table.contains("/"), !table.hasPrefix(".") else { throw .invalid("'\(table)' is not a table name") }
+        guard !table.isEmpty, !table.contains("/"), !table.hasPrefix(".") else { throw .invalid(.table, "'\(table)' is not a table name") }
         self.bundle = absolute
         self.table = table
         gate = WriteGate(roots: [absolute])
@@ -130,10 +136,10 @@ public struct TableWriter: Sendable {
                 file = try pluralFile(target, variable: variable, category: category)
                 planned = Self.pluralEdit(key, variable: variable, category: category, value: value, development: development)
             case .setVariation:
-                guard let catalog = target.catalog else { throw .invalid("device variations are written into String Catalogs only") }
+                guard let catalog = target.catalog else { throw .invalid(.value, "device variations are written into String Catalogs only") }
                 file = catalog
             case .remove, .rename:
-                throw .invalid("only texts, plural forms and variations are applied together")
+                throw .invalid(.value, "only texts, plural forms and variations are applied together")
             }
             if byFile[file] == nil { order.append(file) }
             byFile[file, default: []].append(planned)
@@ -146,13 +152,13 @@ public struct TableWriter: Sendable {
     /// The file a plural form of `target`'s language goes to.
     private func pluralFile(_ target: Target, variable: String?, category: String) throws(Failure) -> String {
         guard Variants.pluralCategories.contains(category) else {
-            throw .invalid("'\(category)' is not a plural category (\(Variants.pluralCategories.joined(separator: ", ")))")
+            throw .invalid(.plural, "'\(category)' is not a plural category (\(Variants.pluralCategories.joined(separator: ", ")))")
         }
         if category != "zero", category != "other", let categories = PluralCategory.names(of: target.language), !categories.contains(category) {
-            throw .invalid("\(BundleCheck.languageInWords(target.language)) has no \"\(category)\" plural form (CLDR: \(BundleCheck.ordered(categories)))")
+            throw .invalid(.plural, "\(BundleCheck.languageInWords(target.language)) has no \"\(category)\" plural form (CLDR: \(BundleCheck.ordered(categories)))")
         }
-        guard let file = target.catalog ?? target.stringsdict else { throw .invalid("no table file") }
-        if target.catalog == nil, variable == nil { throw .invalid("a .stringsdict plural form belongs to a variable: --plural VARIABLE:\(category)") }
+        guard let file = target.catalog ?? target.stringsdict else { throw .invalid(.file, "no table file") }
+        if target.catalog == nil, variable == nil { throw .invalid(.plural, "a .stringsdict plural form belongs to a variable: --plural VARIABLE:\(category)") }
         return file
     }
 
@@ -177,7 +183,7 @@ public struct TableWriter: Sendable {
     public func rename(_ key: String, to newKey: String) throws(Failure) -> [Change] {
         let tables = try loadTables()
         if let holder = tables.languages.first(where: { tables.composed($0)?[newKey] != nil }) {
-            throw .invalid("\"\(newKey)\" is already a key of \(holder)'s \(table) table; remove it first")
+            throw .invalid(.key, "\"\(newKey)\" is already a key of \(holder)'s \(table) table; remove it first")
         }
         return try everywhere(key, language: nil) { target, file, catalogLanguage throws(Failure) in
             var change = try edit([.rename(key: key, to: newKey)], in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: nil)[0]
@@ -239,7 +245,7 @@ public struct TableWriter: Sendable {
             }
             if written { return (result, true) }
         }
-        throw .invalid("\(file): changed by another program on every try; try again")
+        throw .invalid(.file, "\(file): changed by another program on every try; try again")
     }
 
     // MARK: - One file
@@ -271,7 +277,10 @@ public struct TableWriter: Sendable {
                     result = try edit.applied(to: result?.bytes ?? bytes, format: format, path: file, language: language,
                                               sourceLanguage: tables.development ?? "en", before: result?.file ?? old)
                 } catch {
-                    throw .invalid(error.description)
+                    switch edit {
+                    case .setPluralForm, .setVariation: throw .invalid(.plural, error.description)
+                    case .setText, .remove, .rename: throw .invalid(.value, error.description)
+                    }
                 }
             }
             guard let result else { return [] }
@@ -294,7 +303,7 @@ public struct TableWriter: Sendable {
                               previousVersion: previousVersion, version: version, created: bytes == nil)
             }
         }
-        throw .invalid("\(file): changed by another program on every try; try again")
+        throw .invalid(.file, "\(file): changed by another program on every try; try again")
     }
 
     private static func failing<Result: ~Copyable>(_ body: () throws(TableEditError) -> Result) throws(Failure) -> Result {
@@ -307,7 +316,7 @@ public struct TableWriter: Sendable {
 
     /// A file's failure as the writer's: `forbidden` when it is the caller's permissions.
     private static func failure(_ error: TableEditError) -> Failure {
-        error.isForbidden ? .forbidden(error.description) : .invalid(error.description)
+        error.isForbidden ? .forbidden(error.description) : .invalid(.file, error.description)
     }
 
     /// Refuses an edit that brings in an error of the checks (or a plural rule without `other`).
@@ -344,7 +353,7 @@ public struct TableWriter: Sendable {
             }
         }
         if changes.isEmpty {
-            throw .invalid("\"\(key)\" is not in the \(table) table of \(language ?? "any localization") in \(bundle)")
+            throw .invalid(.key, "\"\(key)\" is not in the \(table) table of \(language ?? "any localization") in \(bundle)")
         }
         return changes
     }
@@ -372,7 +381,7 @@ public struct TableWriter: Sendable {
     func target(language: String) throws(Failure) -> Target {
         let catalog = bundle + "/" + table + ".xcstrings"
         guard language == "Base" || LanguageTag(language) != nil, !language.contains("/"), !language.hasPrefix(".") else {
-            throw .invalid("'\(language)' is not a language tag or .lproj name")
+            throw .invalid(.language, "'\(language)' is not a language tag or .lproj name")
         }
         if access(catalog, F_OK) == 0 { return Target(language: language, catalog: catalog) }
         var name = language

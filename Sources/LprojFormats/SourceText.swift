@@ -55,9 +55,9 @@ struct DiagnosticSink {
         self.source = SourceText(bytes: bytes)
     }
 
-    mutating func report(_ severity: Diagnostic.Severity, at offset: Int, _ message: String, hint: String? = nil) {
+    mutating func report(_ severity: Diagnostic.Severity, at offset: Int, _ message: String, hint: String? = nil, rule: Diagnostic.Rule? = nil) {
         let (line, column) = source.location(of: offset)
-        diagnostics.append(Diagnostic(file: file, line: line, column: column, severity: severity, message: message, hint: hint))
+        diagnostics.append(Diagnostic(file: file, line: line, column: column, severity: severity, message: message, hint: hint, rule: rule))
     }
 
     mutating func report(_ severity: Diagnostic.Severity, line: Int, column: Int, _ message: String, hint: String? = nil) {

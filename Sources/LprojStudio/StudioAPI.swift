@@ -240,9 +240,8 @@ public final class StudioAPI: Sendable {
                                        "diagnostics": diagnostics.map(Self.diagnosticObject)])
             case .forbidden(let message):
                 return Self.json(403, ["error": "forbidden", "message": message])
-            case .invalid(let message):
-                let field = message.contains("plural") || message.contains("category") ? "plural" : message.contains("language") ? "language" : "key"
-                return Self.json(400, ["error": "invalid", "field": field, "message": message])
+            case .invalid(let field, let message):
+                return Self.json(400, ["error": "invalid", "field": field.rawValue, "message": message])
             }
         }
     }

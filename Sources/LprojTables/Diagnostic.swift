@@ -30,14 +30,28 @@ public struct Diagnostic: Hashable, Sendable, Codable, CustomStringConvertible {
     public var message: String
     /// How to fix it, when there is a likely fix.
     public var hint: String?
+    /// Which rule found it, for the problems callers act on (never read from the message).
+    public var rule: Rule?
 
-    public init(file: String, line: Int, column: Int, severity: Severity, message: String, hint: String? = nil) {
+    /// A rule whose problems a caller acts on.
+    public enum Rule: String, Hashable, Sendable {
+        /// A plural rule without an `other` form: read (Foundation serves it), never written.
+        case pluralWithoutOther
+    }
+
+    public init(file: String, line: Int, column: Int, severity: Severity, message: String, hint: String? = nil, rule: Rule? = nil) {
         self.file = file
         self.line = line
         self.column = column
         self.severity = severity
         self.message = message
         self.hint = hint
+        self.rule = rule
+    }
+
+    // The rule stays in the process: on the wire a diagnostic is what a person reads.
+    private enum CodingKeys: String, CodingKey {
+        case file, line, column, severity, message, hint
     }
 
     /// The compiler-style form `file:line:column: severity: message (hint)`.

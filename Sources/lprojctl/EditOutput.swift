@@ -45,8 +45,8 @@ enum EditOutput {
             exit(0)
         } catch {
             switch error {
-            case .invalid(let message):
-                if json { Console.out(CanonicalJSON.text(["error": "invalid", "message": message])) }
+            case .invalid(let field, let message):
+                if json { Console.out(CanonicalJSON.text(["error": "invalid", "field": field.rawValue, "message": message])) }
                 Console.fail(program, message, status: 2)
             case .forbidden(let message):
                 if json { Console.out(CanonicalJSON.text(["error": "forbidden", "message": message])) }

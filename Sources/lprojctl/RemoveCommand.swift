@@ -44,7 +44,7 @@ enum RemoveCommand {
         EditOutput.run(arguments) { () throws(TableWriter.Failure) in
             // Every key first, so that a missing one removes nothing.
             for key in arguments.operands where try !writer.holds(key, language: language) {
-                throw .invalid("\"\(key)\" is not in the \(writer.table) table of \(language ?? "any localization") in \(writer.bundle)")
+                throw .invalid(.key, "\"\(key)\" is not in the \(writer.table) table of \(language ?? "any localization") in \(writer.bundle)")
             }
             var changes: [TableWriter.Change] = []
             for key in arguments.operands {

@@ -45,6 +45,19 @@ final class CheckTests: XCTestCase {
         XCTAssertTrue(result.stderr.hasPrefix("3 errors, "), result.stderr)
     }
 
+    /// A plural without `other` in a String Catalog is one problem, said once (the reader's warning gives way to the check's,
+    /// by the rule that found it, not by its words).
+    func testACatalogPluralWithoutOtherIsReportedOnce() throws {
+        let bundle = NSTemporaryDirectory() + "check-other-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: bundle, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: bundle) }
+        let catalog = #"{"sourceLanguage":"en","version":"1.0","strings":{"n":{"localizations":{"en":{"variations":{"plural":{"#
+            + #""one":{"stringUnit":{"state":"translated","value":"one"}}}}}}}}}"#
+        try Data(catalog.utf8).write(to: URL(fileURLWithPath: bundle + "/Localizable.xcstrings"))
+        let result = try runCommand("lprojctl", ["check", bundle])
+        XCTAssertEqual(result.stdout.split(separator: "\n").count { $0.contains("\"other\"") }, 1, result.stdout)
+    }
+
     /// A String Catalog's missing translation is added to the catalog, not to a `.lproj` table.
     func testAHintForACatalogNamesTheCatalog() throws {
         let bundle = NSTemporaryDirectory() + "check-catalog-\(UUID().uuidString)"

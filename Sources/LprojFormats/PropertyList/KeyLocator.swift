@@ -54,8 +54,8 @@ struct KeyLocator {
     }
 
     /// Reports a problem at `offset`.
-    mutating func report(_ severity: Diagnostic.Severity, at offset: Int, _ message: String, hint: String? = nil) {
-        sink.report(severity, at: offset, message, hint: hint)
+    mutating func report(_ severity: Diagnostic.Severity, at offset: Int, _ message: String, hint: String? = nil, rule: Diagnostic.Rule? = nil) {
+        sink.report(severity, at: offset, message, hint: hint, rule: rule)
     }
 
     /// Reports a problem at a byte offset Foundation named.

@@ -120,7 +120,7 @@ public struct StringsDictFile: Sendable {
         }
         if forms["other"] == nil {
             locator.report(.warning, at: offset, "\(where_) has no \"other\" form; numbers no other category covers (such as 1.5) have no text",
-                           hint: "Apple requires <key>other</key> in every plural rule")
+                           hint: "Apple requires <key>other</key> in every plural rule", rule: .pluralWithoutOther)
         }
         return Substitution(formatSpecifier: valueType, variants: .plural(forms))
     }

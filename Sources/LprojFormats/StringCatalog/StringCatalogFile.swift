@@ -210,7 +210,8 @@ public struct StringCatalogFile: Sendable {
                 }
                 if kind == "plural", result["other"] == nil {
                     sink.report(.warning, at: kindOffset,
-                                   "plural variations of \(place) have no \"other\" case; numbers no other category covers have no text")
+                                   "plural variations of \(place) have no \"other\" case; numbers no other category covers have no text",
+                                   rule: .pluralWithoutOther)
                 }
                 return (kind == "plural" ? .plural(result) : .device(result), nil)
             }
