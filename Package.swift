@@ -63,7 +63,7 @@ let package = Package(
         // Talking to lprojd from a client process; LiveBundle.
         .target(name: "LprojClient", dependencies: ["LprojLanguages", "LprojPaths", "LprojProtocol", "LprojTables", "LprojFormats", "LprojBundles", "CLinux"]),
         // Small command-line plumbing shared by the executables.
-        .target(name: "LprojCommandLine"),
+        .target(name: "LprojCommandLine", dependencies: ["LprojFormats"]),
         // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
         .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The translator's workbench: an HTTP server over lprojd and the one writer, and its page.

@@ -1,4 +1,5 @@
 import Foundation
+import LprojFormats
 
 /// JSON text in one canonical form: object keys sorted by Unicode code
 /// point, two-space indentation, UTF-8 with only the escapes JSON requires.
@@ -64,23 +65,6 @@ public enum CanonicalJSON {
     }
 
     private static func quote(_ string: String, to output: inout String) {
-        output += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "\u{08}": output += "\\b"
-            case "\u{0C}": output += "\\f"
-            case "\u{00}"..."\u{1F}":
-                let hex = String(scalar.value, radix: 16)
-                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default:
-                output.unicodeScalars.append(scalar)
-            }
-        }
-        output += "\""
+        output += JSONStringEscape.quoted(string)
     }
 }

@@ -1,3 +1,4 @@
+import LprojFormats
 /// An XLIFF 1.2 document as Xcode's "Export Localizations" writes it and
 /// translators' tools (Crowdin, Phrase, Weblate, Trados, translate-toolkit)
 /// read it: one `<file>` per table, its `original` the table's path, a
@@ -75,21 +76,21 @@ public struct XLIFFDocument: Equatable, Sendable {
 
             """
         for file in files {
-            text += "  <file original=\"\(Self.escaped(file.original))\" source-language=\"\(Self.escaped(file.sourceLanguage))\""
-            if let target = file.targetLanguage { text += " target-language=\"\(Self.escaped(target))\"" }
+            text += "  <file original=\"\(XMLEscape.attribute(file.original))\" source-language=\"\(XMLEscape.attribute(file.sourceLanguage))\""
+            if let target = file.targetLanguage { text += " target-language=\"\(XMLEscape.attribute(target))\"" }
             text += " datatype=\"plaintext\">\n"
             text += "    <header>\n"
-            text += "      <tool tool-id=\"\(Self.escaped(tool.id))\" tool-name=\"\(Self.escaped(tool.name))\" tool-version=\"\(Self.escaped(tool.version))\"/>\n"
+            text += "      <tool tool-id=\"\(XMLEscape.attribute(tool.id))\" tool-name=\"\(XMLEscape.attribute(tool.name))\" tool-version=\"\(XMLEscape.attribute(tool.version))\"/>\n"
             text += "    </header>\n"
             text += "    <body>\n"
             for unit in file.units {
-                text += "      <trans-unit id=\"\(Self.escaped(unit.id))\" xml:space=\"preserve\">\n"
-                text += "        <source>\(Self.escapedText(unit.source))</source>\n"
+                text += "      <trans-unit id=\"\(XMLEscape.attribute(unit.id))\" xml:space=\"preserve\">\n"
+                text += "        <source>\(XMLEscape.content(unit.source))</source>\n"
                 if let target = unit.target {
-                    let state = unit.state.map { " state=\"\(Self.escaped($0))\"" } ?? ""
-                    text += "        <target\(state)>\(Self.escapedText(target))</target>\n"
+                    let state = unit.state.map { " state=\"\(XMLEscape.attribute($0))\"" } ?? ""
+                    text += "        <target\(state)>\(XMLEscape.content(target))</target>\n"
                 }
-                if let note = unit.note { text += "        <note>\(Self.escapedText(note))</note>\n" }
+                if let note = unit.note { text += "        <note>\(XMLEscape.content(note))</note>\n" }
                 text += "      </trans-unit>\n"
             }
             text += "    </body>\n"
@@ -97,31 +98,6 @@ public struct XLIFFDocument: Equatable, Sendable {
         }
         text += "</xliff>\n"
         return Array(text.utf8)
-    }
-
-    /// Text as an attribute value: every character a reader normalizes away written as a reference.
-    static func escaped(_ text: String) -> String { escape(text, attribute: true) }
-
-    /// Text as character data: line breaks as they are (a reader keeps them
-    /// under `xml:space="preserve"`), a carriage return as a reference.
-    static func escapedText(_ text: String) -> String { escape(text, attribute: false) }
-
-    private static func escape(_ text: String, attribute: Bool) -> String {
-        var output = ""
-        output.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"" where attribute: output += "&quot;"
-            case "\r": output += "&#13;"
-            case "\t" where attribute: output += "&#9;"
-            case "\n" where attribute: output += "&#10;"
-            default: output.unicodeScalars.append(scalar)
-            }
-        }
-        return output
     }
 
     /// Whether XML 1.0 can carry `text` at all (it has no way to write most control characters).

@@ -193,6 +193,12 @@ final class TableEditTests: XCTestCase {
         XCTAssertEqual(file.form, .xmlPropertyList)
         XCTAssertEqual(strings(file.table), ["hello": "Hi & bye", "empty": "<full>", "new": "Neu"])
         XCTAssertThrowsError(try TableEdit.setText(key: "new", value: "x", comment: "c").apply(to: output, format: .strings, path: "x.strings", language: nil))
+        // A carriage return is written as a reference (XML readers turn a raw one into a line feed): it reads back, in Foundation too.
+        let returned = try TableEdit.setText(key: "new", value: "a\r\nb", comment: nil).apply(to: output, format: .strings, path: "x.strings",
+                                                                                                language: nil)
+        XCTAssertEqual(StringsFile(bytes: returned, path: "x.strings").table["new"]?.text, "a\r\nb")
+        let foundation = try PropertyListSerialization.propertyList(from: Data(returned), format: nil) as? [String: String]
+        XCTAssertEqual(foundation?["new"], "a\r\nb")
     }
 
     func testATableInBracesTakesANewKeyBeforeItsClosingBrace() throws {

@@ -28,7 +28,7 @@ struct PropertyListDocument {
         guard let key = path.last, let dictionary = plist.dictionary(at: Array(path.dropLast())) else {
             throw TableEditError(path: self.path, "no dictionary at \(path.dropLast().joined(separator: " → "))")
         }
-        let element = Array("<string>\(PropertyListText.escaped(value))</string>".utf8)
+        let element = Array("<string>\(XMLEscape.content(value))</string>".utf8)
         guard let member = dictionary.member(key) else {
             return try insert(key: key, value: .string(value), into: Array(path.dropLast()))
         }
@@ -43,7 +43,7 @@ struct PropertyListDocument {
         guard let dictionary = plist.dictionary(at: path) else {
             throw TableEditError(path: self.path, "no dictionary at \(path.joined(separator: " → "))")
         }
-        let keyElement = Array("<key>\(PropertyListText.escaped(key))</key>".utf8)
+        let keyElement = Array("<key>\(XMLEscape.content(key))</key>".utf8)
         if let last = dictionary.members.last {
             let indent = indentation(before: last.keyRange.lowerBound)
             let between = Array(text[last.keyRange.upperBound..<last.value.range.lowerBound])
@@ -77,7 +77,7 @@ struct PropertyListDocument {
     /// Renames `key` in the dictionary at `path`.
     mutating func rename(key: String, to newKey: String, in path: [String]) throws(TableEditError) {
         guard let member = plist.dictionary(at: path)?.member(key) else { return }
-        try replace(member.keyRange, with: Array("<key>\(PropertyListText.escaped(newKey))</key>".utf8))
+        try replace(member.keyRange, with: Array("<key>\(XMLEscape.content(newKey))</key>".utf8))
     }
 
     // MARK: - Helpers
@@ -101,12 +101,12 @@ struct PropertyListDocument {
     private func render(_ value: NewValue, indent: [UInt8]) -> [UInt8] {
         switch value {
         case .string(let string):
-            return Array("<string>\(PropertyListText.escaped(string))</string>".utf8)
+            return Array("<string>\(XMLEscape.content(string))</string>".utf8)
         case .dictionary(let members):
             let inner = indent + indentUnit
             var output = Array("<dict>".utf8)
             for (key, member) in members {
-                output += lineEnding + inner + Array("<key>\(PropertyListText.escaped(key))</key>".utf8)
+                output += lineEnding + inner + Array("<key>\(XMLEscape.content(key))</key>".utf8)
                 output += lineEnding + inner + render(member, indent: inner)
             }
             return output + lineEnding + indent + Array("</dict>".utf8)

@@ -69,21 +69,6 @@ struct PropertyListText: Sendable {
         return dictionary
     }
 
-    /// `text` with `&`, `<` and `>` written as entities, as Apple's writer does.
-    static func escaped(_ text: String) -> String {
-        var output = ""
-        output.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            default: output.unicodeScalars.append(character)
-            }
-        }
-        return output
-    }
-
     private struct Scanner {
         let text: [UInt8]
         var index = 0

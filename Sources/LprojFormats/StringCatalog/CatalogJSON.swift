@@ -140,7 +140,7 @@ indirect enum CatalogJSON: Equatable, Sendable {
             for (index, member) in members.enumerated() {
                 output.append(0x0A)
                 output += repeatElement(0x20, count: indent + 2)
-                if let spelling = member.keySpelling { output += spelling } else { Self.quote(member.key, into: &output) }
+                if let spelling = member.keySpelling { output += spelling } else { JSONStringEscape.quote(member.key, into: &output) }
                 output += Array(" : ".utf8)
                 member.value.render(into: &output, indent: indent + 2)
                 if index < members.count - 1 { output.append(UInt8(ascii: ",")) }
@@ -161,7 +161,7 @@ indirect enum CatalogJSON: Equatable, Sendable {
             output += repeatElement(0x20, count: indent)
             output.append(UInt8(ascii: "]"))
         case .string(let value, let spelling):
-            if let spelling { output += spelling } else { Self.quote(value, into: &output) }
+            if let spelling { output += spelling } else { JSONStringEscape.quote(value, into: &output) }
         case .number(let text):
             output += Array(text.utf8)
         case .bool(let value):
@@ -178,29 +178,6 @@ indirect enum CatalogJSON: Equatable, Sendable {
             output += repeatElement(0x20, count: indent)
         }
         output.append(close.asciiValue!)
-    }
-
-    /// `value` in quotes: `"` and `\` escaped, control characters as
-    /// `\n`-style or `\u00XX` escapes, everything else (`/` and non-ASCII
-    /// included) as it is.
-    static func quote(_ value: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output += [0x5C, 0x22]
-            case UInt8(ascii: "\\"): output += [0x5C, 0x5C]
-            case 0x0A: output += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: output += [0x5C, UInt8(ascii: "r")]
-            case 0x09: output += [0x5C, UInt8(ascii: "t")]
-            case 0x08: output += [0x5C, UInt8(ascii: "b")]
-            case 0x0C: output += [0x5C, UInt8(ascii: "f")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }
 

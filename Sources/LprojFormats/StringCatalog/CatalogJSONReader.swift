@@ -202,7 +202,7 @@ extension CatalogJSON {
                     guard let value = String(validating: output, as: UTF8.self) else { throw invalidUTF8(in: start) }
                     let spelling = Array(UnsafeBufferPointer(rebasing: text[start..<index]))
                     var canonical: [UInt8] = []
-                    CatalogJSON.quote(value, into: &canonical)
+                    JSONStringEscape.quote(value, into: &canonical)
                     return (value, canonical == spelling ? nil : spelling)
                 }
                 if byte < 0x20 { throw Failure(offset: index, message: "a control character inside a string (write it as an escape)") }
