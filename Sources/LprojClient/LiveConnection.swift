@@ -155,7 +155,7 @@ final class LiveConnection: Sendable {
             let staysShared = change.deleted != true && core.snapshot.tables[change.language]?.loaded?[change.table]?.isMapped == true
             let attached = staysShared ? try? connection.takeImage(of: event)?.get() : nil
             connection.discardImage(of: event)
-            let named = Set(change.added.keys).union(change.changed.keys).union(change.removed)
+            let named = change.keys
             if let attached {
                 // The event's own image: the table as of the event, so its keys are what differs (no whole-table diff).
                 replaceTable(change.table, of: change.language, naming: named, source: source, deleted: false) { _ in attached }
@@ -212,10 +212,7 @@ final class LiveConnection: Sendable {
             localizations[localization] = tables.isEmpty && deleted ? nil : LocalizationTables(localization, tables)
             // The keys whose entry differs now: an image can be newer than its event, and then the next event changes nothing.
             let before = current.loaded?[table], after = tables[table]
-            let changed = keys?.filter { before?[$0] != after?[$0] } ?? {
-                let diff = TableDiff(from: before ?? Table(), to: after ?? Table())
-                return Set(diff.added.keys).union(diff.changed.keys).union(diff.removed)
-            }()
+            let changed = keys?.filter { before?[$0] != after?[$0] } ?? TableDiff(from: before ?? Table(), to: after ?? Table()).keys
             return (old.replacing(tables: localizations, systemPreferences: preferences), changed.isEmpty ? [:] : [table: changed])
         }
     }

@@ -271,7 +271,7 @@ final class LiveCore: Sendable {
             guard let before = oldSide == nil ? [:] : oldSide?.loaded, let after = newSide == nil ? [:] : newSide?.loaded else { continue }
             for name in Set(before.keys).union(after.keys) {
                 let diff = TableDiff(from: before[name] ?? Table(), to: after[name] ?? Table())
-                let keys = Set(diff.added.keys).union(diff.changed.keys).union(diff.removed)
+                let keys = diff.keys
                 if !keys.isEmpty { result[name, default: []].formUnion(keys) }
             }
         }

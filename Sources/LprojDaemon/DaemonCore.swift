@@ -364,7 +364,7 @@ public final class DaemonCore {
                 log.debug("\(address.bundle)/\(address.localization)/\(address.table): +\(diff.added.count) ~\(diff.changed.count) -\(diff.removed.count)")
                 // The keys the diff names (a table that came or went: whole); two changes before the checks run add up.
                 let keys: Checks.ChangedKeys = deleted ? nil
-                    : Set(diff.added.keys.map(ExactName.init) + diff.changed.keys.map(ExactName.init) + diff.removed.map(ExactName.init))
+                    : Set(diff.keys.map(ExactName.init))
                 let bundle = ExactName(address.bundle)
                 if let waiting = pendingChecks[bundle]?[address] {
                     pendingChecks[bundle]![address] = waiting.flatMap { earlier in keys.map { earlier.union($0) } }

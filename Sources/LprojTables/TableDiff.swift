@@ -12,6 +12,9 @@ public struct TableDiff: Hashable, Sendable {
     /// Removed keys, sorted.
     public var removed: [String]
 
+    /// Every key it names: added, changed or removed.
+    public var keys: Set<String> { Set(added.keys).union(changed.keys).union(removed) }
+
     /// The changes that turn `old` into `new`. Compares bytes: only the
     /// entries that differ become strings. When a key sits at the same
     /// position in both (a save that changed values, the usual edit) it is

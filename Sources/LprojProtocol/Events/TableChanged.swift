@@ -13,6 +13,9 @@ public struct TableChanged: Event {
     /// New values of changed keys.
     public var changed: [String: Entry]
     public var removed: [String]
+
+    /// Every key it names: added, changed or removed.
+    public var keys: Set<String> { Set(added.keys).union(changed.keys).union(removed) }
     /// True when the table no longer exists in this localization (its files
     /// are gone); `removed` then lists every key it had. Absent otherwise.
     public var deleted: Bool?
