@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(name: "lprojctl", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojFormats", "LprojBundles", "LprojEditing", "LprojExchange", "LprojClient", "LprojProtocol", "LprojCommandLine",
                                                            "LprojStudio"]),
         // The catalog plugin's tool: a String Catalog compiled into exactly the .lproj tables the plugin declared.
-        .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojExchange", "LprojTables", "LprojFormats", "LprojCommandLine"]),
+        .executableTarget(name: "lproj-catalog-compile", dependencies: ["LprojPaths", "LprojExchange", "LprojTables", "LprojFormats", "LprojCommandLine"]),
         .plugin(name: "LprojCatalogPlugin", capability: .buildTool(), dependencies: ["lproj-catalog-compile"]),
         .executableTarget(name: "lproj-demo", dependencies: ["LprojClient", "LprojCommandLine"]),
         // An example service: per-recipient messages from each one's Accept-Language, live.

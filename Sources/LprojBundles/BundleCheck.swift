@@ -1,6 +1,7 @@
 import Foundation
 import LprojFormats
 import LprojLanguages
+import LprojPaths
 import LprojTables
 
 /// Cross-language checks of one bundle: each localization's tables against
@@ -180,7 +181,7 @@ public struct BundleCheck: Sendable {
         var found: [Diagnostic] = []
         for localization in bundle.localizations {
             guard let meant = Self.scriptMeant(by: localization) else { continue }
-            found.append(Diagnostic(file: bundle.path + "/" + localization + ".lproj", line: 0, column: 0, severity: .warning,
+            found.append(Diagnostic(file: TablePlace.directory(of: localization, in: bundle.path), line: 0, column: 0, severity: .warning,
                                     message: "\(localization).lproj names a region where a script is meant: Apple matches "
                                         + "\(meant) for this text", hint: "rename it \(meant).lproj"))
         }
@@ -369,7 +370,7 @@ public struct FileLocations {
     /// The table's main file: `.strings`, else `.stringsdict`, else the bundle's `.xcstrings`.
     public var tableFile: String {
         candidates(preferringRules: false).first { FileManager.default.fileExists(atPath: $0) }
-            ?? "\(bundlePath)/\(localization).lproj/\(table).strings"
+            ?? TablePlace.files(of: table, localization: localization, in: bundlePath).strings
     }
 
     /// The file, line and column of `key` (a rule is looked for in the `.stringsdict` first).
@@ -386,8 +387,8 @@ public struct FileLocations {
     }
 
     private func candidates(preferringRules rules: Bool) -> [String] {
-        let lproj = "\(bundlePath)/\(localization).lproj/\(table)"
-        let files = rules ? [lproj + ".stringsdict", lproj + ".strings"] : [lproj + ".strings", lproj + ".stringsdict"]
-        return files + ["\(bundlePath)/\(table).xcstrings"]
+        let lproj = TablePlace.files(of: table, localization: localization, in: bundlePath)
+        let files = rules ? [lproj.stringsdict, lproj.strings] : [lproj.strings, lproj.stringsdict]
+        return files + [TablePlace.catalog(table, in: bundlePath)]
     }
 }

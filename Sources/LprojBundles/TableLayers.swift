@@ -1,3 +1,4 @@
+import LprojFormats
 import LprojPaths
 import LprojTables
 
@@ -21,6 +22,23 @@ public enum TableLayers {
         }
 
         public static func < (lhs: Layer, rhs: Layer) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Each localization's table composed from `files` (read table files by
+    /// path): where each sits (`TablePlace`) says its localization and layer,
+    /// a catalog gives each of its languages; a file with errors gives none.
+    public static func localizations(of files: [String: TableFile]) -> [String: Table] {
+        var layers: [String: [(layer: Layer, table: Table)]] = [:]
+        for (path, file) in files where !file.hasErrors {
+            switch file.contents {
+            case .table(let table):
+                guard let localization = TablePlace.of(path)?.localization else { continue }
+                layers[localization, default: []].append((Layer(file.format), table))
+            case .catalog(let catalog):
+                for (language, table) in catalog.tables { layers[language, default: []].append((.catalog, table)) }
+            }
+        }
+        return layers.compactMapValues(compose)
     }
 
     /// The served table, or nil when no layer is present (the localization has no such table).

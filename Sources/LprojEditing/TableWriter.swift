@@ -219,7 +219,7 @@ public struct TableWriter: Sendable {
     /// Returns `body`'s result and whether the file was written.
     public func updateCatalog<Result>(sourceLanguage: String = "en", dryRun: Bool = false,
                                       _ body: (inout StringCatalogDocument) throws(Failure) -> Result) throws(Failure) -> (result: Result, written: Bool) {
-        let file = bundle + "/" + table + ".xcstrings"
+        let file = TablePlace.catalog(table, in: bundle)
         let place = try Self.failing { () throws(TableEditError) in try gate.place(of: file) }
         let directory = String(place[..<place.lastIndex(of: "/")!])
         for _ in 0..<8 {
@@ -341,7 +341,7 @@ public struct TableWriter: Sendable {
                             _ body: (Target, String, String??) throws(Failure) -> Change) throws(Failure) -> [Change] {
         let tables = try loadTables()
         var changes: [Change] = []
-        if language == nil, case let catalog = bundle + "/" + table + ".xcstrings", let file = tables.file(catalog),
+        if language == nil, case let catalog = TablePlace.catalog(table, in: bundle), let file = tables.file(catalog),
            let holder = tables.languages.first(where: { file.contains(key, language: $0) }) {
             return [try body(Target(language: holder, catalog: catalog), catalog, .some(nil))]
         }
@@ -379,18 +379,18 @@ public struct TableWriter: Sendable {
     /// there is one, else the `.lproj` of that name (or of the same
     /// language under another name: `English` for `en`), made when missing.
     func target(language: String) throws(Failure) -> Target {
-        let catalog = bundle + "/" + table + ".xcstrings"
+        let catalog = TablePlace.catalog(table, in: bundle)
         guard language == "Base" || LanguageTag(language) != nil, !language.contains("/"), !language.hasPrefix(".") else {
             throw .invalid(.language, "'\(language)' is not a language tag or .lproj name")
         }
         if access(catalog, F_OK) == 0 { return Target(language: language, catalog: catalog) }
         var name = language
-        if access(bundle + "/" + language + ".lproj", F_OK) != 0, let wanted = LanguageTag(language)?.identifier,
+        if access(TablePlace.directory(of: language, in: bundle), F_OK) != 0, let wanted = LanguageTag(language)?.identifier,
            let existing = localizationDirectories().first(where: { LanguageTag($0)?.identifier == wanted }) {
             name = existing
         }
-        let directory = bundle + "/" + name + ".lproj"
-        return Target(language: name, strings: directory + "/" + table + ".strings", stringsdict: directory + "/" + table + ".stringsdict")
+        let files = TablePlace.files(of: table, localization: name, in: bundle)
+        return Target(language: name, strings: files.strings, stringsdict: files.stringsdict)
     }
 
     private func localizationDirectories() -> [String] {
@@ -409,17 +409,7 @@ public struct TableWriter: Sendable {
         var languages: [String] { Array(byLocalization.keys).sorted() }
 
         var byLocalization: [String: [String: Table]] {
-            var layers: [String: [(layer: TableLayers.Layer, table: Table)]] = [:]
-            for (path, file) in files where !file.hasErrors {
-                switch file.contents {
-                case .table(let table):
-                    let localization = String(path.split(separator: "/").dropLast().last!.dropLast(6))
-                    layers[localization, default: []].append((TableLayers.Layer(file.format), table))
-                case .catalog(let catalog):
-                    for (language, table) in catalog.tables { layers[language, default: []].append((.catalog, table)) }
-                }
-            }
-            return layers.compactMapValues(TableLayers.compose).mapValues { [name: $0] }
+            TableLayers.localizations(of: files).mapValues { [name: $0] }
         }
 
         func composed(_ language: String) -> Table? { byLocalization[language]?.values.first }
@@ -440,10 +430,11 @@ public struct TableWriter: Sendable {
             guard path != excluded else { return }
             if let file = try? reader.read(path: path, links: LinkPolicy(under: gate.roots)) { set.files[path] = file }
         }
-        read(bundle + "/" + table + ".xcstrings")
+        read(TablePlace.catalog(table, in: bundle))
         for directory in localizationDirectories() where localization == nil || directory == localization {
-            read(bundle + "/" + directory + ".lproj/" + table + ".strings")
-            read(bundle + "/" + directory + ".lproj/" + table + ".stringsdict")
+            let files = TablePlace.files(of: table, localization: directory, in: bundle)
+            read(files.strings)
+            read(files.stringsdict)
         }
         guard localization == nil else { return set }
         let tables = set.byLocalization

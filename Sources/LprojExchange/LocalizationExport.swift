@@ -163,13 +163,12 @@ extension LocalizationExport {
         for name in (names ?? present.sorted()) {
             guard present.contains(name) else { throw Failure(problems: ["\(path): error: no localization has a \(name) table"]) }
             let translations = bundle.tables.compactMapValues { $0[name] }
-            if FileManager.default.fileExists(atPath: path + "/" + name + ".xcstrings") {
-                sources.append(try catalog(at: path + "/" + name + ".xcstrings", base: base, limits: limits))
+            if FileManager.default.fileExists(atPath: TablePlace.catalog(name, in: path)) {
+                sources.append(try catalog(at: TablePlace.catalog(name, in: path), base: base, limits: limits))
                 continue
             }
-            let directory = path + "/" + development + ".lproj/"
-            for (suffix, encoding) in [(".strings", TransUnitID.Encoding.strings), (".stringsdict", .stringsDict)] {
-                let file = directory + name + suffix
+            let files = TablePlace.files(of: name, localization: development, in: path)
+            for (file, encoding) in [(files.strings, TransUnitID.Encoding.strings), (files.stringsdict, .stringsDict)] {
                 guard let read = try? TableFile.read(path: file, limits: limits), case .table(let table) = read.contents else { continue }
                 let comments = encoding == .strings
                     ? ((try? TableFile.readBytes(path: file, limit: limits.maximumFileBytes)).flatMap { $0 }.map { TableComments.of($0, format: .strings) } ?? [:])

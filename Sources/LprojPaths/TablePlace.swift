@@ -29,6 +29,29 @@ public struct TablePlace: Sendable, Equatable {
         self.table = table
     }
 
+    /// The file this place names: `<bundle>/<localization>.lproj/<table>.<ext>`,
+    /// or `<bundle>/<table>.xcstrings` — what `of(_:)` reads back.
+    public var path: String {
+        guard format != .xcstrings, let localization else { return Self.catalog(table, in: bundle) }
+        return Self.directory(of: localization, in: bundle) + "/" + table + "." + format.rawValue
+    }
+
+    /// The `.lproj` directory of `localization` in `bundle`.
+    public static func directory(of localization: String, in bundle: String) -> String {
+        bundle + "/" + localization + ".lproj"
+    }
+
+    /// The String Catalog of `table` in `bundle`.
+    public static func catalog(_ table: String, in bundle: String) -> String {
+        bundle + "/" + table + ".xcstrings"
+    }
+
+    /// The `.strings` and `.stringsdict` files of `table` of `localization` in `bundle`.
+    public static func files(of table: String, localization: String, in bundle: String) -> (strings: String, stringsdict: String) {
+        (TablePlace(format: .strings, bundle: bundle, localization: localization, table: table).path,
+         TablePlace(format: .stringsdict, bundle: bundle, localization: localization, table: table).path)
+    }
+
     /// Where the file at `path` belongs, when it is a table file.
     public static func of(_ path: String) -> TablePlace? {
         guard let slash = PathBytes.lastOffset(of: UInt8(ascii: "/"), in: path) else { return nil }

@@ -206,7 +206,7 @@ public final class StudioAPI: Sendable {
         if Pseudolanguage(tag: language) != nil {
             return Self.json(403, ["error": "forbidden", "field": "language", "message": "\(language) is a preview, derived from the development language: it is not written"])
         }
-        if language == "Base", !FileManager.default.fileExists(atPath: bundle + "/Base.lproj") {
+        if language == "Base", !FileManager.default.fileExists(atPath: TablePlace.directory(of: "Base", in: bundle)) {
             return Self.json(403, ["error": "forbidden", "field": "language", "message": "\(bundle) has no Base localization: the studio does not make one"])
         }
         guard let key = field("key") else { return Self.error(400, "key", "key is required (a string)") }
@@ -258,9 +258,9 @@ public final class StudioAPI: Sendable {
 
     /// The keys' comments: the table's catalog, else the development localization's `.strings`.
     private func comments(bundle: String, table: String, development: String?) -> [String: String] {
-        let catalog = bundle + "/" + table + ".xcstrings"
+        let catalog = TablePlace.catalog(table, in: bundle)
         if let data = FileManager.default.contents(atPath: catalog) { return TableComments.of(Array(data), format: .xcstrings) }
-        guard let development, let data = FileManager.default.contents(atPath: bundle + "/" + development + ".lproj/" + table + ".strings") else { return [:] }
+        guard let development, let data = FileManager.default.contents(atPath: TablePlace.files(of: table, localization: development, in: bundle).strings) else { return [:] }
         return TableComments.of(Array(data), format: .strings)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import LprojCommandLine
 import LprojExchange
 import LprojFormats
+import LprojPaths
 import LprojTables
 
 // The build plugin's tool (LprojCatalogPlugin): one String Catalog compiled
@@ -61,10 +62,10 @@ let emptyRules = Array("""
 
     """.utf8)
 for language in languages {
-    let directory = output + "/" + language + ".lproj"
+    let directory = TablePlace.directory(of: language, in: output)
     let files = compilation.languages[language]
-    for (suffix, contents) in [(".strings", files?.strings ?? emptyStrings), (".stringsdict", files?.stringsDict ?? emptyRules)] {
-        let file = directory + "/" + compilation.table + suffix
+    let paths = TablePlace.files(of: compilation.table, localization: language, in: output)
+    for (file, contents) in [(paths.strings, files?.strings ?? emptyStrings), (paths.stringsdict, files?.stringsDict ?? emptyRules)] {
         if let existing = FileManager.default.contents(atPath: file), Array(existing) == contents { continue }
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

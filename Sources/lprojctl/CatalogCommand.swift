@@ -151,15 +151,16 @@ enum CatalogCommand {
         var written = 0
         for compilation in compilations {
             for (language, files) in compilation.languages.sorted(by: { $0.key < $1.key }) {
-                let directory = PathText.absolute(output) + "/" + language + ".lproj"
+                let paths = TablePlace.files(of: compilation.table, localization: language, in: PathText.absolute(output))
+                let directory = TablePlace.directory(of: language, in: PathText.absolute(output))
                 do {
                     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                     if let strings = files.strings {
-                        try Data(strings).write(to: URL(fileURLWithPath: directory + "/" + compilation.table + ".strings"))
+                        try Data(strings).write(to: URL(fileURLWithPath: paths.strings))
                         written += 1
                     }
                     if let rules = files.stringsDict {
-                        try Data(rules).write(to: URL(fileURLWithPath: directory + "/" + compilation.table + ".stringsdict"))
+                        try Data(rules).write(to: URL(fileURLWithPath: paths.stringsdict))
                         written += 1
                     }
                 } catch {
@@ -184,7 +185,7 @@ enum CatalogCommand {
             Console.usage(command, UsageError("--table NAME is required"))
         }
         let path = PathText.tidy(PathText.absolute(arguments.operands[0]))
-        let output = arguments.value("output").map(PathText.absolute) ?? path + "/" + table + ".xcstrings"
+        let output = arguments.value("output").map(PathText.absolute) ?? TablePlace.catalog(table, in: path)
         guard !FileManager.default.fileExists(atPath: output) else { Console.fail(program, "\(output) exists already; nothing was written", status: 1) }
         let bundle: LocalizedBundle
         do {
@@ -203,7 +204,7 @@ enum CatalogCommand {
         }
         guard !tables.isEmpty else { Console.fail(program, "\(path) has no \(table) table in any localization", status: 1) }
         let development = DevelopmentLocalization.of(bundle) ?? "en"
-        let comments = (try? TableFile.readBytes(path: path + "/" + development + ".lproj/" + table + ".strings", limit: 64 << 20))
+        let comments = (try? TableFile.readBytes(path: TablePlace.files(of: table, localization: development, in: path).strings, limit: 64 << 20))
             .flatMap { $0 }.map { TableComments.of($0, format: .strings) } ?? [:]
         let text = CatalogMigration.catalog(tables: tables, sourceLanguage: development, comments: comments)
         do {

@@ -30,6 +30,18 @@ final class ServedPlacesTests: XCTestCase {
         XCTAssertEqual(place("/r/Caf\u{E9}/en.lproj/X.strings"), "strings /r/Caf\u{E9} en X")
     }
 
+    /// `TablePlace` forms the paths it parses: one rule both ways.
+    func testAPlaceFormsThePathItIsReadFrom() {
+        let places = [TablePlace(format: .strings, bundle: "/srv/App", localization: "zh-Hant", table: "Localizable"),
+                      TablePlace(format: .stringsdict, bundle: "/srv/Café", localization: "Base", table: "Main"),
+                      TablePlace(format: .xcstrings, bundle: "/srv/App/Resources", localization: nil, table: "InfoPlist")]
+        for place in places { XCTAssertEqual(TablePlace.of(place.path), place, place.path) }
+        XCTAssertEqual(places[0].path, "/srv/App/zh-Hant.lproj/Localizable.strings")
+        XCTAssertEqual(places[2].path, "/srv/App/Resources/InfoPlist.xcstrings")
+        XCTAssertEqual(TablePlace.files(of: "T", localization: "en", in: "/b").stringsdict, "/b/en.lproj/T.stringsdict")
+        XCTAssertEqual(TablePlace.directory(of: "pt-BR", in: "/b"), "/b/pt-BR.lproj")
+    }
+
     func testABundleStringIsSharedByItsLocalizations() {
         let english = DirectoryPlaces("/r/Bundle-with-a-long-name/en.lproj")
         let french = DirectoryPlaces("/r/Bundle-with-a-long-name/fr.lproj", bundleLike: english.bundle!)
