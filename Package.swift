@@ -83,14 +83,28 @@ let package = Package(
                                                               "LprojStudio", "CAllocationCounter", "CLinux"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
+        // What the tests of the built programs share: a daemon on a temp dir, programs run to their end, other users' processes.
+        .target(name: "LprojProcessTesting", dependencies: ["LprojClient", "LprojProtocol", "LprojPaths", "LprojTables"],
+                 path: "Tests/ProcessSupport"),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojTestSupport", "CLinux", "CByteScan"]),
-        .testTarget(name: "LprojCatalogTests", dependencies: ["LprojLanguages", "LprojBundles", "LprojExchange", "LprojTables", "LprojFormats"]),
+        .testTarget(name: "LprojLanguagesTests", dependencies: ["LprojLanguages", "LprojTables", "LprojFormats"]),
+        .testTarget(name: "LprojBundlesTests", dependencies: ["LprojBundles", "LprojLanguages", "LprojTables", "LprojFormats", "LprojPaths"]),
+        .testTarget(name: "LprojExchangeTests", dependencies: ["LprojExchange", "LprojBundles", "LprojLanguages", "LprojTables", "LprojFormats",
+                                                               "LprojPaths"]),
         .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojPaths", "LprojWatch", "LprojTables"]),
-        .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojTestSupport"]),
-        // Integration: the built lprojd binary on temp dirs, through LprojClient.
-        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojPaths", "LprojDaemon", "LprojClient", "LprojProtocol", "LprojBundles", "LprojTables", "LprojFormats", "LprojWatch",
-                                                                  "LprojTestSupport", "CLinux"]),
+        .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojTestSupport", "LprojProcessTesting", "LprojClient", "LprojProtocol"]),
+        // The daemon: its core in process, and the built lprojd on temp dirs, real sockets and real inotify.
+        .testTarget(name: "LprojDaemonTests", dependencies: ["LprojDaemon", "LprojClient", "LprojProtocol", "LprojBundles", "LprojLanguages",
+                                                             "LprojFormats", "LprojTables", "LprojPaths", "LprojWatch", "LprojTestSupport",
+                                                             "LprojProcessTesting", "CLinux"]),
+        // LiveBundle against the built lprojd: live changes, shared table images, a worker service.
+        .testTarget(name: "LiveBundleTests", dependencies: ["LprojClient", "LprojProtocol", "LprojBundles", "LprojFormats", "LprojTables",
+                                                            "LprojPaths", "LprojTestSupport", "LprojProcessTesting", "CLinux"]),
+        // The studio: its HTTP API, its attacks, and its page in a real browser.
+        .testTarget(name: "LprojStudioTests", dependencies: ["LprojClient", "LprojProtocol", "LprojTables", "LprojPaths", "LprojProcessTesting"]),
+        // The installed tree, the Debian package, the units, the manual pages, the deploy manifests.
+        .testTarget(name: "PackagingTests", dependencies: ["LprojDaemon", "LprojWatch", "CInotifyTools", "LprojClient", "LprojProtocol", "LprojTables", "LprojPaths", "LprojProcessTesting"]),
         .testTarget(name: "LprojClientTests", dependencies: ["LprojPaths", "LprojClient", "LprojBundles", "LprojExchange", "LprojProtocol", "LprojTables", "LprojFormats"]),
     ],
     swiftLanguageModes: [.v6]

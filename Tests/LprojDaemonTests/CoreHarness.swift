@@ -1,6 +1,7 @@
 import Foundation
 import LprojClient
 import LprojPaths
+import LprojProcessTesting
 import LprojProtocol
 import LprojTables
 import LprojWatch

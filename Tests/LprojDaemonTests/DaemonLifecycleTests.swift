@@ -1,6 +1,7 @@
 import Foundation
 import LprojDaemon
 import LprojClient
+import LprojProcessTesting
 import LprojProtocol
 import LprojTables
 import XCTest

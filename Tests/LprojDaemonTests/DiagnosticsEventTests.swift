@@ -1,5 +1,6 @@
 import Foundation
 @testable import LprojBundles
+import LprojProcessTesting
 import LprojProtocol
 import LprojTables
 import LprojTestSupport

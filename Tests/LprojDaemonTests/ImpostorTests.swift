@@ -1,4 +1,5 @@
 import Foundation
+import LprojProcessTesting
 import XCTest
 
 /// Another local user posing as the daemon: binding the socket a client

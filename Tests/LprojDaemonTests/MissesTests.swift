@@ -1,5 +1,6 @@
 import Foundation
 import LprojClient
+import LprojProcessTesting
 import LprojProtocol
 import LprojTables
 import LprojTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import LprojClient
 import LprojPaths
+import LprojProcessTesting
 import LprojProtocol
 import LprojTables
 import LprojTestSupport
@@ -363,3 +364,12 @@ extension CoreConnection: ModelConnection {
     }
 }
 
+extension Mirror {
+    /// Applies every event that arrived before a `sync` reply: then the mirror is as of every change made before the call.
+    mutating func catchUp(_ connection: any ModelConnection) throws {
+        _ = try connection.request(Sync())
+        while let event = connection.arrivedEvent() {
+            try apply(event)
+        }
+    }
+}

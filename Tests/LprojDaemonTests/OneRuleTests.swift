@@ -2,6 +2,7 @@ import Foundation
 @testable import LprojBundles
 import LprojClient
 import LprojPaths
+import LprojProcessTesting
 import LprojProtocol
 import LprojTables
 import XCTest

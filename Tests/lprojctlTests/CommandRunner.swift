@@ -1,4 +1,5 @@
 import Foundation
+import LprojProcessTesting
 import XCTest
 
 /// Runs a built executable of this package and captures what it printed.
@@ -6,15 +7,6 @@ struct CommandResult {
     var status: Int32
     var stdout: String
     var stderr: String
-}
-
-/// The directory holding the built executables: `$LPROJ_BIN_DIR`, else the
-/// directory of the running test bundle (`.build/debug`).
-func binaryDirectory() -> URL {
-    if let path = ProcessInfo.processInfo.environment["LPROJ_BIN_DIR"] { return URL(fileURLWithPath: path) }
-    var url = Bundle(for: TemporaryDirectory.self).bundleURL
-    while url.pathExtension == "xctest" || url.lastPathComponent == "Contents" { url.deleteLastPathComponent() }
-    return url
 }
 
 /// `program`: a built executable's name, or an absolute path. `environment`:

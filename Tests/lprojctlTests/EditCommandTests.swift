@@ -1,6 +1,7 @@
 import Foundation
 @testable import LprojFormats
 import LprojPaths
+import LprojProcessTesting
 import LprojTestSupport
 import XCTest
 @testable import LprojTables

@@ -1,5 +1,6 @@
 import Foundation
 import LprojDaemon
+import LprojProcessTesting
 import XCTest
 
 /// The man pages and completions list what the programs take: each man

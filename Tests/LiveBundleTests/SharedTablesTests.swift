@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 @testable import LprojClient
+import LprojProcessTesting
 import LprojProtocol
 import LprojTables
 import XCTest

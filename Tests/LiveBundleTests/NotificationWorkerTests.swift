@@ -1,4 +1,5 @@
 import Foundation
+import LprojProcessTesting
 import LprojProtocol
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import LprojDaemon
+import LprojProcessTesting
 import XCTest
 
 /// The example manifests in `deploy/kubernetes/`, parsed (PyYAML, Debian's

@@ -1,14 +1,16 @@
 import Foundation
+#if canImport(XCTest)
 import XCTest
+#endif
 
 /// A Python script run as another user (`setpriv`: needs root), its lines
 /// of output read with a deadline and its standard input written to.
-final class UserScript {
+public final class UserScript {
     private let process = Process()
     private let input = Pipe(), output = Pipe()
     private var buffered: [UInt8] = []
 
-    init(uid: UInt32, _ script: String, arguments: [String]) throws {
+    public init(uid: UInt32, _ script: String, arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         process.arguments = ["--reuid", "\(uid)", "--regid", "\(uid)", "--clear-groups", "/usr/bin/python3", "-c", script] + arguments
         process.standardInput = input
@@ -17,12 +19,12 @@ final class UserScript {
     }
 
     /// Writes `line` and a newline to its standard input.
-    func send(_ line: String) {
+    public func send(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
     /// The next `count` lines it writes, waiting at most `timeout` in all.
-    func lines(_ count: Int, timeout: Duration = .seconds(30)) throws -> [String] {
+    public func lines(_ count: Int, timeout: Duration = .seconds(30)) throws -> [String] {
         let deadline = ContinuousClock.now + timeout
         var lines: [String] = []
         let descriptor = output.fileHandleForReading.fileDescriptor
@@ -46,7 +48,7 @@ final class UserScript {
     }
 
     /// Closes its standard input (the scripts exit then) and waits for it to end.
-    func finish() {
+    public func finish() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }

@@ -27,4 +27,15 @@ final class BundleInfoPlistTests: XCTestCase {
             XCTAssertEqual(DevelopmentLocalization.of(try LocalizedBundle.load(path: directory)), "en", "bplist0\(Character(Unicode.Scalar(version)))")
         }
     }
+
+    /// A legacy `English.lproj` is the development `en` of an old bundle.
+    func testALegacyEnglishIsTheDevelopmentLocalization() {
+        XCTAssertEqual(DevelopmentLocalization.choose(region: nil, among: ["Japanese", "English"]), "English")
+        XCTAssertEqual(DevelopmentLocalization.choose(region: nil, among: ["en", "English"]), "en")
+        let bundle = LocalizedBundle(path: "/b", tables: ["Japanese": ["Localizable": Table(strings: ["a": "エー"])],
+                                                         "English": ["Localizable": Table(strings: ["a": "A", "b": "B"])]])
+        let found = BundleLookup(key: "b", table: nil, in: bundle, preferences: ["ja"], developmentFallback: true)
+        XCTAssertEqual(found.searchList, ["Japanese", "English"])
+        XCTAssertEqual(found.resolution.text, "B", "--fallback from Japanese.lproj reaches English.lproj")
+    }
 }

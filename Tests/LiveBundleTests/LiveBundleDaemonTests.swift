@@ -1,5 +1,6 @@
 import Foundation
 import LprojClient
+import LprojProcessTesting
 import LprojProtocol
 import XCTest
 
@@ -239,21 +240,6 @@ final class LiveBundleDaemonTests: XCTestCase {
         let status = try runToEnd("/usr/bin/tmux", ["-S", daemon.directory + "/tmux.sock"] + arguments, output: output)
         guard status == 0 else { throw DaemonTestError("tmux \(arguments.joined(separator: " ")) failed (\(status))") }
         return try String(contentsOfFile: output, encoding: .utf8)
-    }
-}
-
-/// Waits until `condition` holds, re-checking it whenever the bundle
-/// changes or connects or disconnects (its own events), until the deadline.
-func awaitState(of bundle: LiveBundle, timeout: Duration = .seconds(10), _ condition: () -> Bool) throws {
-    let signal = DispatchSemaphore(value: 0)
-    let tokens = [bundle.observe { _ in signal.signal() }, bundle.observeConnection { _ in signal.signal() }]
-    defer { tokens.forEach { $0.cancel() } }
-    let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
-    while !condition() {
-        guard signal.wait(timeout: deadline) == .success else {
-            if condition() { return }
-            throw DaemonTestError("state not reached in \(timeout)")
-        }
     }
 }
 

@@ -6,12 +6,16 @@ import Foundation
 /// link to it renamed over `..data`, a link `name -> ..data/name` for each
 /// top-level entry not linked yet, links of entries no longer in the
 /// payload removed, the old payload removed last.
-struct KubeletAtomicWriter {
+public struct KubeletAtomicWriter {
     /// The volume's directory (what the pod mounts).
-    let target: String
+    public let target: String
+
+    public init(target: String) {
+        self.target = target
+    }
 
     /// Writes `payload` (paths relative to the volume, `en.lproj/Localizable.strings`, to their text).
-    func write(_ payload: [String: String]) throws {
+    public func write(_ payload: [String: String]) throws {
         let manager = FileManager.default
         let data = target + "/..data"
         let old = try? manager.destinationOfSymbolicLink(atPath: data)

@@ -163,17 +163,6 @@ final class LanguageMatcherTests: XCTestCase {
         }
     }
 
-    /// A legacy `English.lproj` is the development `en` of an old bundle.
-    func testALegacyEnglishIsTheDevelopmentLocalization() {
-        XCTAssertEqual(DevelopmentLocalization.choose(region: nil, among: ["Japanese", "English"]), "English")
-        XCTAssertEqual(DevelopmentLocalization.choose(region: nil, among: ["en", "English"]), "en")
-        let bundle = LocalizedBundle(path: "/b", tables: ["Japanese": ["Localizable": Table(strings: ["a": "エー"])],
-                                                         "English": ["Localizable": Table(strings: ["a": "A", "b": "B"])]])
-        let found = BundleLookup(key: "b", table: nil, in: bundle, preferences: ["ja"], developmentFallback: true)
-        XCTAssertEqual(found.searchList, ["Japanese", "English"])
-        XCTAssertEqual(found.resolution.text, "B", "--fallback from Japanese.lproj reaches English.lproj")
-    }
-
     func testMatchingTable() {
         XCTAssertGreaterThanOrEqual(cases.count, 40)
         for (preferences, available, development, expected) in cases {

@@ -4,33 +4,35 @@ import LprojClient
 import LprojPaths
 import LprojProtocol
 import LprojTables
+#if canImport(XCTest)
 import XCTest
+#endif
 
 /// The built `lprojd` binary running on a temporary tree: started with a
 /// NOTIFY_SOCKET of the test's own, so "ready" is the daemon's sd_notify
 /// READY=1 — no sleeping, no polling the socket.
-final class DaemonProcess {
-    let directory: String
-    let root: String
-    let socket: String
-    let state: String
+public final class DaemonProcess {
+    public let directory: String
+    public let root: String
+    public let socket: String
+    public let state: String
     private(set) var process: Process?
     private var notify: Int32 = -1
     private let notifyPath: String
-    let extraArguments: [String]
+    public let extraArguments: [String]
     private(set) var stderrPath: String
 
     /// Where `config` was written (`--config`), when there is one.
     private(set) var configPath: String?
     /// Whether `--root` is passed (false: the config's `Root=` decide, and a reload may change them).
-    let passesRoot: Bool
+    public let passesRoot: Bool
     /// A command lprojd is started through (its path and flags follow), e.g. a sandbox.
-    var wrapper: [String] = []
+    public var wrapper: [String] = []
     /// The lprojd to run (default: the built one).
-    var binary: String?
+    public var binary: String?
 
     /// `config`: the text of a config file the daemon reads (`--config`), beside the flags.
-    init(extraArguments: [String] = [], config: String? = nil, passesRoot: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws {
+    public init(extraArguments: [String] = [], config: String? = nil, passesRoot: Bool = true, file: StaticString = #filePath, line: UInt = #line) throws {
         var template = Array("/tmp/lpd-XXXXXX".utf8CString)
         directory = String(cString: mkdtemp(&template)!)
         root = directory + "/root"
@@ -60,14 +62,14 @@ final class DaemonProcess {
     }
 
     /// Replaces the config file's text (for a reload).
-    func rewriteConfig(_ text: String) throws {
+    public func rewriteConfig(_ text: String) throws {
         guard let configPath else { throw DaemonTestError("no config file") }
         try Data(text.utf8).write(to: URL(fileURLWithPath: configPath))
     }
 
     /// Starts lprojd and waits for READY=1 (or its exit, which fails the test).
     /// `environment` is added to the test's own.
-    func start(timeout: Duration = .seconds(30), environment extra: [String: String] = [:]) throws {
+    public func start(timeout: Duration = .seconds(30), environment extra: [String: String] = [:]) throws {
         if notify < 0 { notify = try Self.bindDatagram(notifyPath) }
         let process = Process()
         let daemonArguments = ["--foreground"] + (passesRoot ? ["--root", root] : []) + ["--socket", socket, "--state", state] + extraArguments
@@ -94,12 +96,12 @@ final class DaemonProcess {
     }
 
     /// Every message the daemon sent to its NOTIFY_SOCKET, in order, as read so far.
-    private(set) var notifications: [String] = []
+    public private(set) var notifications: [String] = []
 
     /// Reads the daemon's notifications until one has the line `line`
     /// (`READY=1`) or a line starting with it; returns that message.
     @discardableResult
-    func awaitNotification(_ line: String, timeout: Duration = .seconds(30)) throws -> String {
+    public func awaitNotification(_ line: String, timeout: Duration = .seconds(30)) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let message = nextNotification(waitingMilliseconds: 100),
@@ -122,7 +124,7 @@ final class DaemonProcess {
 
     /// SIGTERM, then waits for the exit; returns the status.
     @discardableResult
-    func stop() -> Int32 {
+    public func stop() -> Int32 {
         guard let process else { return -1 }
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
@@ -130,20 +132,20 @@ final class DaemonProcess {
     }
 
     /// SIGKILL: no cleanup at all.
-    func killHard() {
+    public func killHard() {
         guard let process else { return }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
-    func signal(_ number: Int32) {
+    public func signal(_ number: Int32) {
         if let process { kill(process.processIdentifier, number) }
     }
 
-    var pid: Int32 { process?.processIdentifier ?? 0 }
+    public var pid: Int32 { process?.processIdentifier ?? 0 }
 
     /// The daemon's resident memory now (VmRSS).
-    func residentBytes() throws -> Int {
+    public func residentBytes() throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
               let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { throw DaemonTestError("no VmRSS") }
@@ -151,12 +153,12 @@ final class DaemonProcess {
     }
 
     /// What the daemon wrote on standard error.
-    var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
-    func connect() throws -> DaemonConnection { try DaemonConnection(path: socket) }
+    public func connect() throws -> DaemonConnection { try DaemonConnection(path: socket) }
 
     /// A connection that said hello (as `tests`) and subscribed to every event as `name`: how most tests start.
-    func subscriber(_ name: String = "all", diagnostics: Bool? = nil) throws -> DaemonConnection {
+    public func subscriber(_ name: String = "all", diagnostics: Bool? = nil) throws -> DaemonConnection {
         let connection = try connect()
         _ = try connection.send(Hello(client: "tests"))
         _ = try connection.send(Subscribe(name: name, diagnostics: diagnostics))
@@ -165,16 +167,16 @@ final class DaemonProcess {
 
     // MARK: files
 
-    func path(_ relative: String) -> String { root + "/" + relative }
+    public func path(_ relative: String) -> String { root + "/" + relative }
 
-    func write(_ relative: String, _ contents: String) throws {
+    public func write(_ relative: String, _ contents: String) throws {
         let url = URL(fileURLWithPath: path(relative))
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(contents.utf8).write(to: url)
     }
 
     /// Runs a shell command in the root (or in `directory`).
-    func shell(_ command: String, in directory: String? = nil) throws {
+    public func shell(_ command: String, in directory: String? = nil) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
@@ -204,7 +206,7 @@ extension DaemonProcess {
     /// lprojd started by `systemd-socket-activate` on this daemon's socket
     /// path, with `arguments`, NOTIFY_SOCKET unset; returns once the socket
     /// listens (the daemon starts on the first connection). The caller ends it.
-    func startSocketActivated(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
+    public func startSocketActivated(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
         process.arguments = ["-l", socket, binaryDirectory().appendingPathComponent("lprojd").path] + arguments
@@ -224,22 +226,24 @@ extension DaemonProcess {
     }
 }
 
+#if canImport(XCTest)
 /// A test that needs what only some machines give (root, the staged
 /// install) skips elsewhere, saying why — but under CI (`CI` set), where
 /// it must run, a missing precondition is a failure, never a silent skip.
-func requirement(_ met: Bool, _ reason: String) throws {
+public func requirement(_ met: Bool, _ reason: String) throws {
     guard !met else { return }
     if ProcessInfo.processInfo.environment["CI"] != nil { throw DaemonTestError("CI must run this test, but: \(reason)") }
     throw XCTSkip(reason)
 }
+#endif
 
-struct DaemonTestError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct DaemonTestError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// The directory of the built executables: `$LPROJ_BIN_DIR`, else the test bundle's.
-func binaryDirectory() -> URL {
+public func binaryDirectory() -> URL {
     if let path = ProcessInfo.processInfo.environment["LPROJ_BIN_DIR"] { return URL(fileURLWithPath: path) }
     var url = Bundle(for: DaemonProcess.self).bundleURL
     while url.pathExtension == "xctest" || url.lastPathComponent == "Contents" { url.deleteLastPathComponent() }
@@ -248,18 +252,18 @@ func binaryDirectory() -> URL {
 
 /// What a subscriber knows: tables built from a snapshot and the events
 /// after it, exactly as a client library would keep them.
-struct Mirror: Equatable {
-    var tables: [ExactName: Table] = [:]   // "bundle|localization|table" (bytes) → entries
-    var resyncs = 0
-    var invalid: [TableInvalid] = []
+public struct Mirror: Equatable {
+    public var tables: [ExactName: Table] = [:]   // "bundle|localization|table" (bytes) → entries
+    public var resyncs = 0
+    public var invalid: [TableInvalid] = []
     /// Bundles and "bundle|localization" as the structural events said.
-    var bundles = Set<ExactName>()
-    var localizations = Set<ExactName>()
+    public var bundles = Set<ExactName>()
+    public var localizations = Set<ExactName>()
 
-    static func key(_ bundle: String, _ localization: String, _ table: String) -> ExactName { ExactName("\(bundle)|\(localization)|\(table)") }
+    public static func key(_ bundle: String, _ localization: String, _ table: String) -> ExactName { ExactName("\(bundle)|\(localization)|\(table)") }
 
     /// The bundles and localizations the tables held imply.
-    var impliedStructure: (bundles: Set<ExactName>, localizations: Set<ExactName>) {
+    public var impliedStructure: (bundles: Set<ExactName>, localizations: Set<ExactName>) {
         var bundles = Set<ExactName>(), localizations = Set<ExactName>()
         for key in tables.keys {
             // "bundle|localization|table": up to the first bar, and up to the last.
@@ -271,15 +275,15 @@ struct Mirror: Equatable {
         return (bundles, localizations)
     }
 
-    static func == (lhs: Mirror, rhs: Mirror) -> Bool { lhs.tables == rhs.tables }
+    public static func == (lhs: Mirror, rhs: Mirror) -> Bool { lhs.tables == rhs.tables }
 
-    init(snapshot: [TableSnapshot]) {
+    public init(snapshot: [TableSnapshot]) {
         for table in snapshot { tables[Self.key(table.bundle, table.language, table.table)] = Table(table.entries) }
         (bundles, localizations) = impliedStructure
     }
 
     /// The state a fresh parse of the disk gives, for the bundles under `root`.
-    init(disk bundles: [String]) throws {
+    public init(disk bundles: [String]) throws {
         for path in bundles {
             let bundle = try LocalizedBundle.load(path: path)
             for (localization, byName) in bundle.tables {
@@ -288,7 +292,7 @@ struct Mirror: Equatable {
         }
     }
 
-    mutating func apply(_ event: DaemonConnection.ReceivedEvent) throws {
+    public mutating func apply(_ event: DaemonConnection.ReceivedEvent) throws {
         switch event.name {
         case TableChanged.name:
             let change = try event.decode(TableChanged.self)
@@ -316,21 +320,13 @@ struct Mirror: Equatable {
             break
         }
     }
-
-    /// Applies every event that arrived before a `sync` reply: then the mirror is as of every change made before the call.
-    mutating func catchUp(_ connection: any ModelConnection) throws {
-        _ = try connection.request(Sync())
-        while let event = connection.arrivedEvent() {
-            try apply(event)
-        }
-    }
 }
 
 /// Runs `executable` with `arguments` to its end, its output into the file
 /// `output` (or nowhere), and returns its exit status. posix_spawn and
 /// waitpid, because Foundation's `Process.waitUntilExit` can miss the exit
 /// of a program that forks a daemon of its own (tmux starting its server).
-func runToEnd(_ executable: String, _ arguments: [String], output: String? = nil) throws -> Int32 {
+public func runToEnd(_ executable: String, _ arguments: [String], output: String? = nil) throws -> Int32 {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
