@@ -23,11 +23,11 @@ nonisolated(unsafe) private let core: DaemonCore = {
         try! Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
     var configuration = Configuration()
-    configuration.roots = [root]
-    configuration.maximumApps = 16
+    configuration.watch.roots = [root]
+    configuration.state.maximumApps = 16
     // Bounded as the apps are: the core lives through millions of inputs, and a `misses` reply lists what it keeps.
-    configuration.maximumMisses = 16
-    configuration.historyLength = 64
+    configuration.limits.maximumMisses = 16
+    configuration.limits.historyLength = 64
     // (A state directory of its own: fuzzing processes run side by side on one corpus.)
     let selections = try! Selections(stateDirectory: root + "/state-\(getpid())", maximumApps: 16)
     let core = DaemonCore(configuration: configuration, roots: [root], selections: selections, log: Log(level: .error))
@@ -42,7 +42,7 @@ public func fuzzProtocol(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: start.assumingMemoryBound(to: UInt8.self), count: count))
     guard case .success(let session) = core.admit(PeerCredentials(pid: 1, uid: 0, gid: 0, groups: [0])) else { fatalError("not admitted") }
     defer { core.close(session) }
-    var framer = LineFramer(maximumLineLength: core.configuration.maximumRequestBytes)
+    var framer = LineFramer(maximumLineLength: core.configuration.limits.maximumRequestBytes)
     var requests = 0
     for case .line(let line) in framer.append(bytes[...]) where !line.isEmpty {
         requests += 1

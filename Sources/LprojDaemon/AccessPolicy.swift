@@ -9,10 +9,10 @@ struct AccessPolicy {
     var ownUser: UInt32
 
     init(_ configuration: Configuration, ownUser: UInt32) {
-        connectUsers = Set(configuration.allowUsers.map(\.id))
-        connectGroups = Set(configuration.allowGroups.map(\.id))
-        selectUsers = Set(configuration.selectUsers.map(\.id))
-        selectGroups = Set(configuration.selectGroups.map(\.id))
+        connectUsers = Set(configuration.access.allowUsers.map(\.id))
+        connectGroups = Set(configuration.access.allowGroups.map(\.id))
+        selectUsers = Set(configuration.access.selectUsers.map(\.id))
+        selectGroups = Set(configuration.access.selectGroups.map(\.id))
         self.ownUser = ownUser
     }
 

@@ -20,17 +20,17 @@ struct Admission {
     private var byUser: [UInt32: Int] = [:]
 
     init(_ configuration: Configuration, ownUser: UInt32) {
-        maximumClients = configuration.maximumClients
-        maximumPerUser = configuration.maximumClientsPerUser
-        reserved = configuration.reservedClients
+        maximumClients = configuration.limits.maximumClients
+        maximumPerUser = configuration.limits.maximumClientsPerUser
+        reserved = configuration.limits.reservedClients
         self.ownUser = ownUser
     }
 
     /// Takes the limits of a reloaded configuration (connections held stay).
     mutating func apply(_ configuration: Configuration) {
-        maximumClients = configuration.maximumClients
-        maximumPerUser = configuration.maximumClientsPerUser
-        reserved = configuration.reservedClients
+        maximumClients = configuration.limits.maximumClients
+        maximumPerUser = configuration.limits.maximumClientsPerUser
+        reserved = configuration.limits.reservedClients
     }
 
     /// Whether `user` is root or the daemon's own user.

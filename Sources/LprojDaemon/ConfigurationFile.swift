@@ -71,80 +71,80 @@ public enum ConfigurationFile {
     static func apply(section: String, key: String, value: String, to configuration: inout Configuration) throws(ValueError) {
         switch (section, key) {
         case ("Watch", "Root"):
-            if value.isEmpty { configuration.roots = [] } else {
+            if value.isEmpty { configuration.watch.roots = [] } else {
                 guard value.hasPrefix("/") else { throw ValueError("a root must be an absolute path, not '\(value)'") }
-                configuration.roots.append(value)
+                configuration.watch.roots.append(value)
             }
         case ("Watch", "Exclude"):
-            if value.isEmpty { configuration.excludes = [] } else { configuration.excludes += words(value) }
-        case ("Watch", "RemovalGrace"): configuration.removalGrace = try duration(value, of: key)
-        case ("Watch", "QuietPeriod"): configuration.quietPeriod = try duration(value, of: key)
-        case ("Watch", "PollInterval"): configuration.pollInterval = try duration(value, of: key)
+            if value.isEmpty { configuration.watch.excludes = [] } else { configuration.watch.excludes += words(value) }
+        case ("Watch", "RemovalGrace"): configuration.watch.removalGrace = try duration(value, of: key)
+        case ("Watch", "QuietPeriod"): configuration.watch.quietPeriod = try duration(value, of: key)
+        case ("Watch", "PollInterval"): configuration.watch.pollInterval = try duration(value, of: key)
         case ("Watch", "Poll"):
             // `Poll=MODE` for every root, `Poll=MODE ROOT...` for those; empty: every root back to auto.
             var fields = words(value)
             guard !fields.isEmpty else {
-                configuration.pollDefault = .auto
-                configuration.pollRoots = []
+                configuration.watch.pollDefault = .auto
+                configuration.watch.pollRoots = []
                 return
             }
             let modeText = fields.removeFirst()
             guard let mode = Configuration.PollMode(rawValue: modeText) else {
                 throw ValueError("expected auto, on or off (then, optionally, the roots it is for), not '\(modeText)'")
             }
-            if fields.isEmpty { configuration.pollDefault = mode }
+            if fields.isEmpty { configuration.watch.pollDefault = mode }
             for root in fields {
                 guard root.hasPrefix("/") else { throw ValueError("a root must be an absolute path, not '\(root)'") }
                 // A root named again takes its latest mode (by bytes).
-                configuration.pollRoots.removeAll { $0.root.hasSameBytes(as: root) }
-                configuration.pollRoots.append(.init(root: root, mode: mode))
+                configuration.watch.pollRoots.removeAll { $0.root.hasSameBytes(as: root) }
+                configuration.watch.pollRoots.append(.init(root: root, mode: mode))
             }
         case ("Watch", "FollowLinksTo"):
-            if value.isEmpty { configuration.followLinksTo = [] } else {
+            if value.isEmpty { configuration.watch.followLinksTo = [] } else {
                 for path in words(value) {
                     guard path.hasPrefix("/") else { throw ValueError("expected absolute paths, not '\(path)'") }
-                    configuration.followLinksTo.append(path)
+                    configuration.watch.followLinksTo.append(path)
                 }
             }
         case ("Socket", "Path"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the socket path must be absolute, not '\(value)'") }
             guard value.utf8.count <= 107 else { throw ValueError("a socket path holds at most 107 bytes") }
-            configuration.socketPath = value.isEmpty ? nil : value
+            configuration.socket.path = value.isEmpty ? nil : value
         case ("Socket", "Mode"):
             guard let mode = UInt32(value, radix: 8), mode <= 0o777, !value.isEmpty else {
                 throw ValueError("expected an octal mode like 0660, not '\(value)'")
             }
-            configuration.socketMode = mode
+            configuration.socket.mode = mode
         case ("Socket", "Group"):
-            configuration.socketGroup = value.isEmpty ? nil : try group(value)
-        case ("Access", "AllowUsers"): configuration.allowUsers = try words(value).map(user)
-        case ("Access", "AllowGroups"): configuration.allowGroups = try words(value).map(group)
-        case ("Access", "SelectUsers"): configuration.selectUsers = try words(value).map(user)
-        case ("Access", "SelectGroups"): configuration.selectGroups = try words(value).map(group)
-        case ("Limits", "MaxTableBytes"): configuration.maximumTableBytes = try number(value, of: key)
-        case ("Limits", "MaxTableObjects"): configuration.maximumTableObjects = try number(value, of: key)
-        case ("Limits", "MaxRequestBytes"): configuration.maximumRequestBytes = try number(value, of: key)
-        case ("Limits", "MaxClients"): configuration.maximumClients = try number(value, of: key)
-        case ("Limits", "MaxClientsPerUser"): configuration.maximumClientsPerUser = try number(value, of: key)
-        case ("Limits", "ReservedClients"): configuration.reservedClients = try number(value, of: key)
-        case ("Limits", "FirstRequestTimeout"): configuration.firstRequestTimeout = try duration(value, of: key)
-        case ("Limits", "MaxSubscriptions"): configuration.maximumSubscriptions = try number(value, of: key)
-        case ("Limits", "Misses"): configuration.maximumMisses = try number(value, of: key)
-        case ("Limits", "SharedImages"): configuration.sharedImages = try number(value, of: key)
-        case ("Limits", "MaxFilterNames"): configuration.maximumFilterNames = try number(value, of: key)
-        case ("Limits", "ClientQueueBytes"): configuration.clientQueueBytes = try number(value, of: key)
-        case ("Limits", "UserQueueBytes"): configuration.userQueueBytes = try number(value, of: key)
-        case ("Limits", "HistoryLength"): configuration.historyLength = try number(value, of: key)
-        case ("Limits", "HistoryBytes"): configuration.historyBytes = try number(value, of: key)
+            configuration.socket.group = value.isEmpty ? nil : try group(value)
+        case ("Access", "AllowUsers"): configuration.access.allowUsers = try words(value).map(user)
+        case ("Access", "AllowGroups"): configuration.access.allowGroups = try words(value).map(group)
+        case ("Access", "SelectUsers"): configuration.access.selectUsers = try words(value).map(user)
+        case ("Access", "SelectGroups"): configuration.access.selectGroups = try words(value).map(group)
+        case ("Limits", "MaxTableBytes"): configuration.limits.maximumTableBytes = try number(value, of: key)
+        case ("Limits", "MaxTableObjects"): configuration.limits.maximumTableObjects = try number(value, of: key)
+        case ("Limits", "MaxRequestBytes"): configuration.limits.maximumRequestBytes = try number(value, of: key)
+        case ("Limits", "MaxClients"): configuration.limits.maximumClients = try number(value, of: key)
+        case ("Limits", "MaxClientsPerUser"): configuration.limits.maximumClientsPerUser = try number(value, of: key)
+        case ("Limits", "ReservedClients"): configuration.limits.reservedClients = try number(value, of: key)
+        case ("Limits", "FirstRequestTimeout"): configuration.limits.firstRequestTimeout = try duration(value, of: key)
+        case ("Limits", "MaxSubscriptions"): configuration.limits.maximumSubscriptions = try number(value, of: key)
+        case ("Limits", "Misses"): configuration.limits.maximumMisses = try number(value, of: key)
+        case ("Limits", "SharedImages"): configuration.limits.sharedImages = try number(value, of: key)
+        case ("Limits", "MaxFilterNames"): configuration.limits.maximumFilterNames = try number(value, of: key)
+        case ("Limits", "ClientQueueBytes"): configuration.limits.clientQueueBytes = try number(value, of: key)
+        case ("Limits", "UserQueueBytes"): configuration.limits.userQueueBytes = try number(value, of: key)
+        case ("Limits", "HistoryLength"): configuration.limits.historyLength = try number(value, of: key)
+        case ("Limits", "HistoryBytes"): configuration.limits.historyBytes = try number(value, of: key)
         case ("State", "Directory"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the state directory must be absolute, not '\(value)'") }
-            configuration.stateDirectory = value.isEmpty ? nil : value
-        case ("State", "MaxApps"): configuration.maximumApps = try number(value, of: key)
+            configuration.state.directory = value.isEmpty ? nil : value
+        case ("State", "MaxApps"): configuration.state.maximumApps = try number(value, of: key)
         case ("Log", "Level"):
             guard let level = Configuration.LogLevel(rawValue: value) else {
                 throw ValueError("expected one of \(Configuration.LogLevel.allCases.map(\.rawValue).joined(separator: ", ")), not '\(value)'")
             }
-            configuration.logLevel = level
+            configuration.log.level = level
         default:
             throw ValueError(knownSections.contains(section) ? "unknown key" : "unknown section [\(section)]")
         }

@@ -31,7 +31,7 @@ extension Daemon {
             case .success(let admitted):
                 session = admitted
             }
-            let client = ClientConnection(descriptor: descriptor, session: session, maximumLineLength: core.configuration.maximumRequestBytes,
+            let client = ClientConnection(descriptor: descriptor, session: session, maximumLineLength: core.configuration.limits.maximumRequestBytes,
                                           images: images, budget: descriptorBudget)
             clients[descriptor] = client
             bySession[session.id] = descriptor
@@ -50,7 +50,7 @@ extension Daemon {
         var limits = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
         let reason = "out of file descriptors (this process may open \(limits.rlim_cur): raise LimitNOFILE= in the unit or ulimit -n, "
-            + "or lower [Limits] MaxClients=\(core.configuration.maximumClients)): new connections are refused with busy"
+            + "or lower [Limits] MaxClients=\(core.configuration.limits.maximumClients)): new connections are refused with busy"
         core.note(reason, for: "clients", over: "file descriptors are available again: connections are accepted")
         let line = Wire.failure(ProtocolError(.busy, "the daemon is out of file descriptors; try again later"), to: nil)
         while spareDescriptor >= 0 {
@@ -85,10 +85,10 @@ extension Daemon {
         while awaitingStart < awaitingFirstRequest.count {
             let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
             if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
-                guard connected + core.configuration.firstRequestTimeout <= now else { break }
+                guard connected + core.configuration.limits.firstRequestTimeout <= now else { break }
                 core.counters["connections-timed-out", default: 0] += 1
                 core.publisher.send(Wire.failure(ProtocolError(.limit,
-                    "no complete request within \(Configuration.milliseconds(core.configuration.firstRequestTimeout)) ms of connecting "
+                    "no complete request within \(Configuration.milliseconds(core.configuration.limits.firstRequestTimeout)) ms of connecting "
                     + "([Limits] FirstRequestTimeout); closing"), to: nil), to: client.session)
                 _ = client.flush()
                 core.log.info("closed a connection from pid \(client.session.peer.pid) (uid \(client.session.peer.uid)): no request within the first-request timeout")
@@ -108,7 +108,7 @@ extension Daemon {
         while awaitingStart < awaitingFirstRequest.count {
             let (descriptor, connected) = awaitingFirstRequest[awaitingStart]
             if let client = clients[descriptor], client.connected == connected, !client.hasSentRequest {
-                return connected + core.configuration.firstRequestTimeout
+                return connected + core.configuration.limits.firstRequestTimeout
             }
             awaitingStart += 1
         }

@@ -33,11 +33,11 @@ extension Daemon {
             new = try reloadSource()
             let problems = new.problems(environment: [:]).filter { $0.hasPrefix("[Watch]") }
             if let problem = problems.first { throw DaemonError(problem) }
-            newRoots = try Self.canonicalRoots(new.roots)
+            newRoots = try Self.canonicalRoots(new.watch.roots)
         } catch {
             return core.reloadFailed(error)
         }
-        Self.raiseDescriptorLimit(to: new.descriptorsNeeded)
+        Self.raiseDescriptorLimit(to: new.limits.descriptorsNeeded)
         descriptorBudget.limit = Self.descriptorLimit
         let changes = core.apply(new, roots: newRoots, polled: Self.polledRoots(newRoots, configuration: new, log: core.log))
         feed.follow(changes, of: core)

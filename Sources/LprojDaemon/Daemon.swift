@@ -80,18 +80,18 @@ public final class Daemon {
     public init(configuration: Configuration, environment: [String: String], log: Log,
                 reload: (@Sendable () throws(ConfigurationError) -> Configuration)? = nil) throws(DaemonError) {
         reloadSource = reload
-        let canonical = try Self.canonicalRoots(configuration.roots)
+        let canonical = try Self.canonicalRoots(configuration.watch.roots)
         // A Poll= root that is no root is a typo, refused as --check-config and a reload refuse it.
         if let problem = configuration.problems(environment: environment).first(where: { $0.hasPrefix("[Watch] Poll") }) {
             throw DaemonError(problem)
         }
-        Self.raiseDescriptorLimit(to: configuration.descriptorsNeeded)
+        Self.raiseDescriptorLimit(to: configuration.limits.descriptorsNeeded)
         descriptorBudget = DescriptorBudget(limit: Self.descriptorLimit)
         for warning in configuration.warnings() { log.warning(warning) }
         let selections: Selections
         do throws(SelectionError) {
-            selections = try Selections(stateDirectory: configuration.resolvedStateDirectory(environment: environment),
-                                        maximumApps: configuration.maximumApps)
+            selections = try Selections(stateDirectory: configuration.state.resolvedDirectory(environment: environment),
+                                        maximumApps: configuration.state.maximumApps)
         } catch {
             throw DaemonError("state directory: \(error.message)")
         }
@@ -101,8 +101,8 @@ public final class Daemon {
         if let activated = try Listener.activated() {
             listener = activated
         } else {
-            listener = try Listener.open(path: configuration.resolvedSocketPath(environment: environment), mode: configuration.socketMode,
-                                         group: configuration.socketGroup?.id)
+            listener = try Listener.open(path: configuration.socket.resolvedPath(environment: environment), mode: configuration.socket.mode,
+                                         group: configuration.socket.group?.id)
         }
         poller = lproj_epoll_create()
         signals = lproj_signalfd_term()
@@ -169,9 +169,9 @@ public final class Daemon {
     /// logged. `auto` polls a root on a filesystem inotify does not see whole.
     static func polledRoots(_ roots: [String], configuration: Configuration, log: Log) -> [ExactName: String] {
         var polled: [ExactName: String] = [:]
-        let interval = "\(Configuration.milliseconds(configuration.pollInterval)) ms"
+        let interval = "\(Configuration.milliseconds(configuration.watch.pollInterval)) ms"
         for root in roots {
-            switch configuration.pollMode(for: root) {
+            switch configuration.watch.pollMode(for: root) {
             case .off:
                 if let filesystem = RemoteFilesystem.name(at: root) {
                     log.warning("\(root) is on \(filesystem), but Poll=off: changes made on other hosts are not seen")
@@ -290,7 +290,7 @@ public final class Daemon {
             case .overlong:
                 core.counters["requests-refused", default: 0] += 1
                 core.publisher.send(Wire.failure(ProtocolError(.lineTooLong,
-                    "a request line is longer than the \(ByteCountText.describe(core.configuration.maximumRequestBytes)) limit; skipped to its end"),
+                    "a request line is longer than the \(ByteCountText.describe(core.configuration.limits.maximumRequestBytes)) limit; skipped to its end"),
                     to: nil), to: client.session)
             }
         }
@@ -310,7 +310,7 @@ public final class Daemon {
         guard client.flush() else { return disconnect(client, reason: "write failed") }
         // Only a flush that handed out images has anything to trim or count.
         if images.takeHandedOut() {
-            images.trim(to: core.configuration.sharedImages)
+            images.trim(to: core.configuration.limits.sharedImages)
             core.counters["images-made"] = images.made
             if images.withheld > 0 { core.counters["images-withheld"] = images.withheld }
         }

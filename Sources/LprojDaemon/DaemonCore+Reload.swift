@@ -32,32 +32,32 @@ extension DaemonCore {
     /// `polled` the roots to poll) and returns what the tree must do.
     func apply(_ new: Configuration, roots newRoots: [String], polled: [ExactName: String]) -> RootChanges {
         lastError = nil
-        log.setLevel(new.logLevel)
+        log.setLevel(new.log.level)
         access = AccessPolicy(new, ownUser: access.ownUser)
         admission.apply(new)
-        selections.maximumApps = new.maximumApps
-        publisher.queueLimit = new.clientQueueBytes
-        publisher.userQueueLimit = new.userQueueBytes
-        publisher.setHistoryBounds(capacity: new.historyLength, maximumBytes: new.historyBytes)
-        misses.setCapacity(new.maximumMisses)
-        pending.rules = .init(grace: new.removalGrace, quiet: new.quietPeriod)
+        selections.maximumApps = new.state.maximumApps
+        publisher.queueLimit = new.limits.clientQueueBytes
+        publisher.userQueueLimit = new.limits.userQueueBytes
+        publisher.setHistoryBounds(capacity: new.limits.historyLength, maximumBytes: new.limits.historyBytes)
+        misses.setCapacity(new.limits.maximumMisses)
+        pending.rules = .init(grace: new.watch.removalGrace, quiet: new.watch.quietPeriod)
         for warning in new.warnings() { log.warning("reload: \(warning)") }
-        for (changed, what) in [(new.socketPath != configuration.socketPath || new.socketMode != configuration.socketMode
-                                  || new.socketGroup != configuration.socketGroup, "[Socket]"),
-                                (new.stateDirectory != configuration.stateDirectory, "[State] Directory")] where changed {
+        for (changed, what) in [(new.socket.path != configuration.socket.path || new.socket.mode != configuration.socket.mode
+                                  || new.socket.group != configuration.socket.group, "[Socket]"),
+                                (new.state.directory != configuration.state.directory, "[State] Directory")] where changed {
             log.warning("reload: \(what) changed; it takes effect when lprojd restarts")
         }
         var changes = RootChanges()
         changes.gone = roots.filter { old in !newRoots.contains { $0.hasSameBytes(as: old) } }
         changes.added = newRoots.filter { root in !roots.contains { $0.hasSameBytes(as: root) } }
-        changes.exclusionsChanged = new.excludes != configuration.excludes || new.followLinksTo != configuration.followLinksTo
+        changes.exclusionsChanged = new.watch.excludes != configuration.watch.excludes || new.watch.followLinksTo != configuration.watch.followLinksTo
         changes.switched = newRoots.filter { root in
             !changes.added.contains { $0.hasSameBytes(as: root) } && (polled[ExactName(root)] == nil) != (polledRoots[ExactName(root)] == nil)
         }
         configuration = new
         roots = newRoots
         polledRoots = polled
-        tables.exclusions = Exclusions(patterns: new.excludes, roots: newRoots)
+        tables.exclusions = Exclusions(patterns: new.watch.excludes, roots: newRoots)
         tables.links = Self.linkPolicy(roots: newRoots, configuration: new)
         for root in changes.gone {
             publish(tables.forget(under: root))

@@ -41,7 +41,7 @@ extension DaemonCore {
         let limits = FilterLimits(configuration)
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
                                         diagnostics: request.diagnostics ?? false, misses: request.misses ?? false,
-                                        images: request.images == true && configuration.sharedImages > 0)
+                                        images: request.images == true && configuration.limits.sharedImages > 0)
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         guard let replay = publisher.missed(since: request.since) else {
@@ -96,7 +96,7 @@ extension DaemonCore {
 
     /// The tables asked for, as images the shell attaches to the reply (one descriptor each, in the reply's order).
     func images(_ request: Images, session: Session, id: RequestID) -> Answer<Images.Reply> {
-        guard configuration.sharedImages > 0 else {
+        guard configuration.limits.sharedImages > 0 else {
             return .failure(ProtocolError(.busy, "shared table images are off here ([Limits] SharedImages=0): read the files"))
         }
         let bundle: String

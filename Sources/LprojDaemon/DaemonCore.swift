@@ -90,21 +90,21 @@ public final class DaemonCore {
         self.selections = selections
         self.log = log
         started = now
-        publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.historyLength,
-                              historyBytes: configuration.historyBytes, queueLimit: configuration.clientQueueBytes,
-                              userQueueLimit: configuration.userQueueBytes)
-        pending = PendingChanges(rules: .init(grace: configuration.removalGrace, quiet: configuration.quietPeriod))
-        tables = ServedTables(exclusions: Exclusions(patterns: configuration.excludes, roots: roots),
+        publisher = Publisher(instance: String(UInt64.random(in: 1...UInt64.max), radix: 16), historyLength: configuration.limits.historyLength,
+                              historyBytes: configuration.limits.historyBytes, queueLimit: configuration.limits.clientQueueBytes,
+                              userQueueLimit: configuration.limits.userQueueBytes)
+        pending = PendingChanges(rules: .init(grace: configuration.watch.removalGrace, quiet: configuration.watch.quietPeriod))
+        tables = ServedTables(exclusions: Exclusions(patterns: configuration.watch.excludes, roots: roots),
                           links: Self.linkPolicy(roots: roots, configuration: configuration))
         access = AccessPolicy(configuration, ownUser: getuid())
         admission = Admission(configuration, ownUser: getuid())
-        misses = MissBook(capacity: configuration.maximumMisses)
+        misses = MissBook(capacity: configuration.limits.maximumMisses)
         registerHandlers(into: &handlers)
     }
 
     /// Which links inside the roots are followed: into the roots and `FollowLinksTo=`.
     static func linkPolicy(roots: [String], configuration: Configuration) -> LinkPolicy {
-        LinkPolicy(under: roots + configuration.followLinksTo.map(PathText.tidy))
+        LinkPolicy(under: roots + configuration.watch.followLinksTo.map(PathText.tidy))
     }
 
     /// The clock as of the last published event.
@@ -272,7 +272,7 @@ public final class DaemonCore {
     /// (once per episode) what a kernel limit keeps from being watched or
     /// read, and polls while anything is polled (or waits to be read).
     func treeChanged(_ status: TreeStatus, at now: ContinuousClock.Instant = .now) {
-        let interval = "\(Configuration.milliseconds(configuration.pollInterval)) ms"
+        let interval = "\(Configuration.milliseconds(configuration.watch.pollInterval)) ms"
         var watchWarning: String?
         if status.unwatched > 0 {
             let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_user_watches") ?? "?"
@@ -293,7 +293,7 @@ public final class DaemonCore {
         }
         note(descriptorWarning, for: "descriptors", over: "file descriptors are available again: every table file is read")
         if status.isPolling || descriptorWarning != nil {
-            if nextPoll == nil { nextPoll = now + configuration.pollInterval }
+            if nextPoll == nil { nextPoll = now + configuration.watch.pollInterval }
         } else {
             nextPoll = nil
         }

@@ -15,8 +15,8 @@ struct FilterLimits {
     static let maximumNameBytes = 255
 
     init(_ configuration: Configuration) {
-        maximumNames = configuration.maximumFilterNames
-        maximumSubscriptions = configuration.maximumSubscriptions
+        maximumNames = configuration.limits.maximumFilterNames
+        maximumSubscriptions = configuration.limits.maximumSubscriptions
     }
 
     /// Why the list `names` of `field` is refused, or nil.

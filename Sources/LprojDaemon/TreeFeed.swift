@@ -24,8 +24,8 @@ final class TreeFeed {
         let tables = core.tables
         let exclusions = tables.exclusions
         TableReading.warmUp()
-        reader = TableFileReader(limits: core.configuration.tableLimits)
-        let firstLoad = FirstLoad(limits: core.configuration.tableLimits, exclusions: exclusions, links: tables.links, keys: tables.keyShelf)
+        reader = TableFileReader(limits: core.configuration.limits.tableLimits)
+        let firstLoad = FirstLoad(limits: core.configuration.limits.tableLimits, exclusions: exclusions, links: tables.links, keys: tables.keyShelf)
         let walked: Result<WatchedTree, WatchedTree.StartError>
         do throws(WatchedTree.StartError) {
             walked = .success(try WatchedTree(roots: core.roots, isExcluded: { exclusions.excludes($0) }, links: tables.links,
@@ -122,7 +122,7 @@ final class TreeFeed {
     /// walked again and every table file read, so what is served equals a
     /// fresh start.
     func follow(_ changes: DaemonCore.RootChanges, of core: DaemonCore, at now: ContinuousClock.Instant = .now) {
-        setLimits(core.configuration.tableLimits)
+        setLimits(core.configuration.limits.tableLimits)
         let exclusions = core.tables.exclusions
         tree.setExclusion { exclusions.excludes($0) }
         tree.setLinkPolicy(core.tables.links)

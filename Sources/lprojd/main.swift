@@ -72,7 +72,7 @@ let environment = Environment.current
     var configuration = Configuration()
     if let path = arguments.value("config") { configuration = try ConfigurationFile.read(path: path) }
     let roots = arguments.values("root").map { $0.hasPrefix("/") ? $0 : Environment.currentDirectory + "/" + $0 }
-    if !roots.isEmpty { configuration.roots = roots }
+    if !roots.isEmpty { configuration.watch.roots = roots }
     if let socket = arguments.value("socket") {
         try ConfigurationFile.override("Socket", "Path", socket.hasPrefix("/") ? socket : Environment.currentDirectory + "/" + socket,
                                        in: &configuration, flag: "--socket")
@@ -118,7 +118,7 @@ let detach = !arguments.has("foreground") && environment["NOTIFY_SOCKET"] == nil
 // Forks before any thread exists; the parent returns once the daemon serves (or says why not).
 let readiness = detach ? Detach.start(program: program) : nil
 Daemon.blockSignals()
-let log = Log(level: configuration.logLevel, destination: detach ? .journal : .standardError)
+let log = Log(level: configuration.log.level, destination: detach ? .journal : .standardError)
 let daemon: Daemon
 do {
     daemon = try Daemon(configuration: configuration, environment: environment, log: log, reload: readConfiguration)

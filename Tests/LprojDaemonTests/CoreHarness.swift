@@ -34,11 +34,11 @@ final class CoreHarness {
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try populate(root)
         var configuration = Configuration()
-        configuration.roots = [root]
-        configuration.stateDirectory = directory + "/state"
+        configuration.watch.roots = [root]
+        configuration.state.directory = directory + "/state"
         configure(&configuration)
-        let selections = try Selections(stateDirectory: directory + "/state", maximumApps: configuration.maximumApps)
-        core = DaemonCore(configuration: configuration, roots: configuration.roots, selections: selections,
+        let selections = try Selections(stateDirectory: directory + "/state", maximumApps: configuration.state.maximumApps)
+        core = DaemonCore(configuration: configuration, roots: configuration.watch.roots, selections: selections,
                           log: Log(level: .warning, destination: .standardError))
         feed = try TreeFeed(core: core, noteSkipped: { _, _ in })
         let feed = self.feed
@@ -115,7 +115,7 @@ final class CoreHarness {
     func reload(_ configure: (inout Configuration) -> Void) {
         var configuration = core.configuration
         configure(&configuration)
-        let changes = core.apply(configuration, roots: configuration.roots.map(PathText.tidy), polled: [:])
+        let changes = core.apply(configuration, roots: configuration.watch.roots.map(PathText.tidy), polled: [:])
         feed.follow(changes, of: core, at: now)
     }
 
@@ -158,7 +158,7 @@ final class CoreConnection {
 
     /// Sends raw bytes as a request line would come (the framing as a connection's).
     func write(_ bytes: [UInt8]) {
-        var framer = LineFramer(maximumLineLength: harness.core.configuration.maximumRequestBytes)
+        var framer = LineFramer(maximumLineLength: harness.core.configuration.limits.maximumRequestBytes)
         for case .line(let line) in framer.append(bytes[...]) where !line.isEmpty { harness.core.handle(line, from: session) }
     }
 

@@ -72,7 +72,7 @@ final class DaemonCoreTests: XCTestCase {
     }
 
     func testASyncWaitsForTheRemovalGraceAndAnswersWithTheStateItLeaves() throws {
-        let core = try harness { $0.removalGrace = .seconds(5) }
+        let core = try harness { $0.watch.removalGrace = .seconds(5) }
         let connection = try core.connect()
         _ = try connection.send(Subscribe(name: "all"))
         try FileManager.default.removeItem(atPath: core.path("App/de.lproj"))
@@ -90,14 +90,14 @@ final class DaemonCoreTests: XCTestCase {
     /// nothing for the file (in the binary's model run: a link's move that
     /// the batch before had already followed), the file is still read.
     func testAReadOvertakenByAnEventThatChangesNothingIsStillMade() throws {
-        let core = try harness { $0.quietPeriod = .seconds(3) }
+        let core = try harness { $0.watch.quietPeriod = .seconds(3) }
         let connection = try core.connect()
         _ = try connection.send(Subscribe(name: "all"))
         try write(core, "App/en.lproj/Localizable.strings", "\"a\" = \"A2\";\n\"b\" = \"B\";\n")
         // The save's events, taken out as if handled already: by now they change nothing.
         while core.feed.tree.readBatch(waiting: false) != nil {}
         // A read of the file, overtaken by an event of its directory queued meanwhile.
-        var reader = TableFileReader(limits: core.core.configuration.tableLimits)
+        var reader = TableFileReader(limits: core.core.configuration.limits.tableLimits)
         let tables = core.core.tables
         let loaded = TableReading.load([core.path("App/en.lproj/Localizable.strings")], with: &reader, exclusions: tables.exclusions,
                                        links: tables.links, keys: tables.keyShelf)
@@ -140,7 +140,7 @@ final class DaemonCoreTests: XCTestCase {
         let second = core.directory + "/second"
         try FileManager.default.createDirectory(atPath: second + "/Other/ja.lproj", withIntermediateDirectories: true)
         try Data("\"k\" = \"ケ\";\n".utf8).write(to: URL(fileURLWithPath: second + "/Other/ja.lproj/Localizable.strings"))
-        core.reload { $0.roots.append(second); $0.maximumFilterNames = 2 }
+        core.reload { $0.watch.roots.append(second); $0.limits.maximumFilterNames = 2 }
         _ = try connection.send(Sync())
         var added: [String] = []
         while let event = try? connection.nextEvent() {
@@ -151,7 +151,7 @@ final class DaemonCoreTests: XCTestCase {
             guard case DaemonConnection.Failure.refused(let refusal) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(refusal.code, .limit)
         }
-        core.reload { $0.roots = [core.root] }
+        core.reload { $0.watch.roots = [core.root] }
         _ = try connection.send(Sync())
         XCTAssertEqual(try connection.send(List()).bundles.map(\.path), [core.path("App")])
     }
@@ -164,7 +164,7 @@ final class DaemonCoreTests: XCTestCase {
             try Data(text.utf8).write(to: URL(fileURLWithPath: "\(releases)/\(number)/App/en.lproj/Localizable.strings"))
         }
         XCTAssertEqual(symlink("releases/1", core.directory + "/current"), 0)
-        core.reload { $0.roots = [core.directory + "/current"] }
+        core.reload { $0.watch.roots = [core.directory + "/current"] }
         let connection = try core.connect()
         _ = try connection.send(Subscribe(name: "all"))
         XCTAssertEqual(try connection.send(Lookup(bundle: core.directory + "/current/App", key: "t", languages: ["en"])).text, "One")
@@ -181,7 +181,7 @@ final class DaemonCoreTests: XCTestCase {
     }
 
     func testAdmissionRefusesPastThePerUserCap() throws {
-        let core = try harness { $0.maximumClientsPerUser = 2 }
+        let core = try harness { $0.limits.maximumClientsPerUser = 2 }
         _ = try core.connect(uid: 4321)
         _ = try core.connect(uid: 4321)
         XCTAssertThrowsError(try core.connect(uid: 4321)) { error in

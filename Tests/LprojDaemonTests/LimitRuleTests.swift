@@ -11,9 +11,9 @@ import XCTest
 final class LimitRuleTests: XCTestCase {
     func testAdmissionCapsEachUserAndKeepsReservedSlotsForRootAndItsOwnUser() {
         var configuration = Configuration()
-        configuration.maximumClients = 5
-        configuration.maximumClientsPerUser = 3
-        configuration.reservedClients = 2
+        configuration.limits.maximumClients = 5
+        configuration.limits.maximumClientsPerUser = 3
+        configuration.limits.reservedClients = 2
         var admission = Admission(configuration, ownUser: 999)
         for _ in 0..<3 {
             XCTAssertNil(admission.refusal(for: 1000))
@@ -32,15 +32,15 @@ final class LimitRuleTests: XCTestCase {
         admission.release(0)
         admission.release(999)
         XCTAssertNil(admission.refusal(for: 1000), "a slot freed is a slot again")
-        configuration.maximumClientsPerUser = 2
+        configuration.limits.maximumClientsPerUser = 2
         admission.apply(configuration)
         XCTAssertNotNil(admission.refusal(for: 1000), "a reload's tighter cap holds for connections held")
     }
 
     func testFilterLimitsNameTheFieldAndCountSubscriptionsAgainstTheBudget() {
         var configuration = Configuration()
-        configuration.maximumFilterNames = 3
-        configuration.maximumSubscriptions = 2
+        configuration.limits.maximumFilterNames = 3
+        configuration.limits.maximumSubscriptions = 2
         let limits = FilterLimits(configuration)
         XCTAssertNil(limits.problem(with: nil, field: "languages"))
         XCTAssertNil(limits.problem(with: ["a", "b", "c"], field: "languages"))

@@ -128,7 +128,7 @@ final class MissesTests: XCTestCase {
     }
 
     func testEachUserReadsItsOwnMissesAndAFloodLeavesOthersTheirShare() throws {
-        let core = try CoreHarness({ $0.maximumMisses = 100 }, populate: { root in
+        let core = try CoreHarness({ $0.limits.maximumMisses = 100 }, populate: { root in
             try FileManager.default.createDirectory(atPath: root + "/App/en.lproj", withIntermediateDirectories: true)
         })
         let bundle = core.path("App")
@@ -171,7 +171,7 @@ final class MissesTests: XCTestCase {
     }
 
     func testAMissesReplyFitsTheConnectionsQueueAndCountsWhatItLeftOut() throws {
-        let core = try CoreHarness({ $0.clientQueueBytes = 256 << 10 }, populate: { root in
+        let core = try CoreHarness({ $0.limits.clientQueueBytes = 256 << 10 }, populate: { root in
             try FileManager.default.createDirectory(atPath: root + "/App/en.lproj", withIntermediateDirectories: true)
         })
         let bundle = core.path("App")
@@ -194,7 +194,7 @@ final class MissesTests: XCTestCase {
     }
 
     func testAReplyLargerThanTheQueueIsRefusedAndASubscriptionItCarriedIsNotMade() throws {
-        let core = try CoreHarness({ $0.clientQueueBytes = 16 << 10 }, populate: { root in
+        let core = try CoreHarness({ $0.limits.clientQueueBytes = 16 << 10 }, populate: { root in
             try FileManager.default.createDirectory(atPath: root + "/App/en.lproj", withIntermediateDirectories: true)
             let entries = (0..<2000).map { "\"key\($0)\" = \"value \($0)\";" }.joined(separator: "\n")
             try Data(entries.utf8).write(to: URL(fileURLWithPath: root + "/App/en.lproj/Localizable.strings"))
@@ -209,7 +209,7 @@ final class MissesTests: XCTestCase {
     }
 
     func testOneUsersConnectionsTogetherStopAtUserQueueBytes() throws {
-        let core = try CoreHarness({ $0.clientQueueBytes = 64 << 10; $0.userQueueBytes = 256 << 10 }, populate: { root in
+        let core = try CoreHarness({ $0.limits.clientQueueBytes = 64 << 10; $0.limits.userQueueBytes = 256 << 10 }, populate: { root in
             try FileManager.default.createDirectory(atPath: root + "/App/en.lproj", withIntermediateDirectories: true)
         })
         // Each connection subscribes up to half its own queue; together they reach the user's bound.

@@ -99,7 +99,7 @@ final class ModelTests: XCTestCase {
         let connection: any ModelConnection
         var daemon: DaemonProcess?
         if inProcess {
-            harness = try CoreHarness({ $0.removalGrace = .milliseconds(40); $0.quietPeriod = .milliseconds(20) }) { made in
+            harness = try CoreHarness({ $0.watch.removalGrace = .milliseconds(40); $0.watch.quietPeriod = .milliseconds(20) }) { made in
                 root = made
                 try populate()
             }

@@ -39,14 +39,14 @@ final class DeployManifestTests: XCTestCase {
                            "lprojd-config", file)
 
             // Roots, the socket's directory and the state directory lie on lprojd's mounts.
-            for root in configuration.roots {
+            for root in configuration.watch.roots {
                 XCTAssertNotNil(mounts.first { root == $0.path || root.hasPrefix($0.path + "/") }, "\(file): root \(root) is mounted")
             }
-            let socket = try XCTUnwrap(configuration.socketPath, "\(file): [Socket] Path= is set (the apps name it)")
+            let socket = try XCTUnwrap(configuration.socket.path, "\(file): [Socket] Path= is set (the apps name it)")
             let socketDirectory = (socket as NSString).deletingLastPathComponent
             let socketMount = try XCTUnwrap(mounts.first { $0.path == socketDirectory }, "\(file): \(socketDirectory) is a volume")
             XCTAssertFalse(socketMount.readOnly, file)
-            let state = try XCTUnwrap(configuration.stateDirectory, file)
+            let state = try XCTUnwrap(configuration.state.directory, file)
             XCTAssertEqual(mounts.first { $0.path == state }?.readOnly, false, "\(file): the state directory is writable (the root filesystem is not)")
             let security = lprojd["securityContext"] as? [String: Any]
             XCTAssertEqual(security?["readOnlyRootFilesystem"] as? Bool, true, file)
@@ -89,12 +89,12 @@ final class DeployManifestTests: XCTestCase {
                     let parts = argument.split(separator: "=", maxSplits: 1)
                     if parts.count == 2 { flags[String(parts[0])] = String(parts[1]) }
                 }
-                XCTAssertEqual(flags["--root"].map { [$0] }, configuration.roots, "\(file): lprojd watches git-sync's root")
+                XCTAssertEqual(flags["--root"].map { [$0] }, configuration.watch.roots, "\(file): lprojd watches git-sync's root")
                 XCTAssertNotNil(flags["--link"], file)
-                XCTAssertTrue(Set(configuration.excludes).isSuperset(of: [".worktrees", "tmp-link"]),
+                XCTAssertTrue(Set(configuration.watch.excludes).isSuperset(of: [".worktrees", "tmp-link"]),
                               "\(file): the worktrees are served through the link only, git-sync's temporary link never")
                 let gitMount = try XCTUnwrap(Self.mounts(of: gitSync).first, file)
-                XCTAssertEqual(mounts.first { $0.path == configuration.roots.first }?.volume, gitMount.volume, "\(file): one volume")
+                XCTAssertEqual(mounts.first { $0.path == configuration.watch.roots.first }?.volume, gitMount.volume, "\(file): one volume")
             }
         }
     }
