@@ -29,15 +29,15 @@ import XCTest
 /// splits into batches is part of the model; the binary's timing is its
 /// own. A seed's steps are the same in both (and from run to run).
 final class ModelTests: XCTestCase {
-    func testSeed1() throws { try run(seed: 1) }
-    func testSeed2() throws { try run(seed: 2) }
-    func testSeed3() throws { try run(seed: 3) }
-    func testSeed4() throws { try run(seed: 0x5eed) }
+    func testTheBinarysSubscribersHoldWhatIsOnDiskWithSeed1() throws { try run(seed: 1) }
+    func testTheBinarysSubscribersHoldWhatIsOnDiskWithSeed2() throws { try run(seed: 2) }
+    func testTheBinarysSubscribersHoldWhatIsOnDiskWithSeed3() throws { try run(seed: 3) }
+    func testTheBinarysSubscribersHoldWhatIsOnDiskWithSeed4() throws { try run(seed: 0x5eed) }
 
-    func testSeed1InProcess() throws { try run(seed: 1, steps: 2000, inProcess: true) }
-    func testSeed2InProcess() throws { try run(seed: 2, steps: 2000, inProcess: true) }
-    func testSeed3InProcess() throws { try run(seed: 3, steps: 2000, inProcess: true) }
-    func testSeed4InProcess() throws { try run(seed: 0x5eed, steps: 2000, inProcess: true) }
+    func testTheCoresSubscribersHoldWhatIsOnDiskWithSeed1() throws { try run(seed: 1, steps: 2000, inProcess: true) }
+    func testTheCoresSubscribersHoldWhatIsOnDiskWithSeed2() throws { try run(seed: 2, steps: 2000, inProcess: true) }
+    func testTheCoresSubscribersHoldWhatIsOnDiskWithSeed3() throws { try run(seed: 3, steps: 2000, inProcess: true) }
+    func testTheCoresSubscribersHoldWhatIsOnDiskWithSeed4() throws { try run(seed: 0x5eed, steps: 2000, inProcess: true) }
 
     private static let bundles = ["A", "B", "Caf\u{E9}", "Cafe\u{301}"]
     private static let localizations = ["en", "de", "fr", "ja"]

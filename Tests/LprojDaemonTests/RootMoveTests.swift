@@ -56,9 +56,9 @@ final class RootMoveTests: XCTestCase {
         XCTAssertEqual(try connection.send(Status()).watches, 3, "root, App and en.lproj; nothing of the old target\n" + daemon.log)
     }
 
-    func testSeed1() throws { try run(seed: 1) }
-    func testSeed2() throws { try run(seed: 2) }
-    func testSeed3() throws { try run(seed: 0xC0FFEE) }
+    func testAnyMoveOfTheRootOrItsWayServesWhatAFreshStartWouldWithSeed1() throws { try run(seed: 1) }
+    func testAnyMoveOfTheRootOrItsWayServesWhatAFreshStartWouldWithSeed2() throws { try run(seed: 2) }
+    func testAnyMoveOfTheRootOrItsWayServesWhatAFreshStartWouldWithSeed3() throws { try run(seed: 0xC0FFEE) }
 
     private func run(seed: UInt64, steps: Int = 70) throws {
         var random = SplitMix64(seed: seed)
