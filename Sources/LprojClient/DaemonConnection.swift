@@ -73,6 +73,17 @@ public final class DaemonConnection {
         receiveBuffer = .allocate(byteCount: 1 << 16, alignment: 16)
     }
 
+    /// Adopts `descriptor`, a stream socket already connected to a daemon —
+    /// one end of a socket pair whose other end a daemon core in this
+    /// process serves (`DaemonTransport`) — named `name` in messages. The
+    /// connection closes it.
+    public init(connected descriptor: Int32, name: String, interrupter: Interrupter? = nil) {
+        path = name
+        self.interrupter = interrupter
+        self.descriptor = descriptor
+        receiveBuffer = .allocate(byteCount: 1 << 16, alignment: 16)
+    }
+
     /// A socket connected to `path`; on failure none is left open.
     private static func connectedSocket(path: String) throws(Failure) -> Int32 {
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

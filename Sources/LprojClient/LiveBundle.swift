@@ -61,6 +61,9 @@ public final class LiveBundle: Sendable {
         public var sharesTables = true
         /// The daemon's socket (default: the rule in docs/PROTOCOL.md).
         public var socketPath: String?
+        /// How lprojd is reached (default: its socket, `socketPath`); a test
+        /// or an embedding process may serve a daemon core itself.
+        public var transport: DaemonTransport?
         /// The environment system preferences and the local choice file come from (default: the process's).
         public var environment: [String: String]?
 
@@ -112,7 +115,7 @@ public final class LiveBundle: Sendable {
         let environment = options.environment ?? ProcessInfo.processInfo.environment
         let source: TableSource
         do {
-            source = try TableSource(path: canonical, socketPath: options.socketPath,
+            source = try TableSource(path: canonical, transport: options.transport ?? .socket(options.socketPath),
                                      sharesTables: options.connects && options.sharesTables && !TableSource.sharingSwitchedOff(environment))
         } catch {
             throw Failure(description: "cannot read bundle \(error)")
@@ -130,7 +133,8 @@ public final class LiveBundle: Sendable {
                                                bundlePath: canonical, misses: misses),
                         source: source, choice: choice, environment: environment)
         if options.connects {
-            connection = LiveConnection(core: core, bundle: canonical, app: app, socketPath: options.socketPath, misses: reports ? misses : nil)
+            connection = LiveConnection(core: core, bundle: canonical, app: app, transport: options.transport ?? .socket(options.socketPath),
+                                        misses: reports ? misses : nil)
             connection?.start()
         } else {
             connection = nil

@@ -26,7 +26,7 @@ final class LiveConnection: Sendable {
     private let core: LiveCore
     private let bundle: String
     private let app: String?
-    private let socketPath: String?
+    private let transport: DaemonTransport
     private let interrupter = Interrupter()
     private let stopped = Mutex(false)
     /// Languages to select, in call order, not yet sent.
@@ -38,11 +38,11 @@ final class LiveConnection: Sendable {
     /// The shortest time between two reports of misses.
     static let reportInterval = Duration.seconds(1)
 
-    init(core: LiveCore, bundle: String, app: String?, socketPath: String?, misses: LiveBundle.MissLog? = nil) {
+    init(core: LiveCore, bundle: String, app: String?, transport: DaemonTransport, misses: LiveBundle.MissLog? = nil) {
         self.core = core
         self.bundle = bundle
         self.app = app
-        self.socketPath = socketPath
+        self.transport = transport
         self.misses = misses
         misses?.whenFirstPending { [outboxSignal] in outboxSignal.interrupt() }
     }
@@ -74,7 +74,7 @@ final class LiveConnection: Sendable {
         var lastReport = ContinuousClock.now - Self.reportInterval
         while !stopped.withLock({ $0 }) {
             do {
-                let connection = try DaemonConnection(path: socketPath, interrupter: interrupter)
+                let connection = try transport.connect(interrupter)
                 let hello = try connection.send(Hello(client: "LiveBundle", app: app))
                 let waiting = !unanswered.isEmpty || !outbox.withLock { $0.isEmpty }
                 if app != nil, !waiting {

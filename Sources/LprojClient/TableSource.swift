@@ -13,7 +13,7 @@ import Synchronization
 struct TableSource: Sendable {
     /// The bundle's files as last listed.
     let listing: BundleListing
-    let socketPath: String?
+    let transport: DaemonTransport
     /// Whether to ask lprojd for images first.
     let sharesTables: Bool
     /// What the source's copies share of how sharing went: the clock of the
@@ -21,20 +21,20 @@ struct TableSource: Sendable {
     let sharing: SharingState
 
     /// Lists the bundle at `path`.
-    init(path: String, socketPath: String?, sharesTables: Bool) throws(TableReadError) {
-        try self.init(path: path, socketPath: socketPath, sharesTables: sharesTables, sharing: SharingState())
+    init(path: String, transport: DaemonTransport, sharesTables: Bool) throws(TableReadError) {
+        try self.init(path: path, transport: transport, sharesTables: sharesTables, sharing: SharingState())
     }
 
-    private init(path: String, socketPath: String?, sharesTables: Bool, sharing: SharingState) throws(TableReadError) {
+    private init(path: String, transport: DaemonTransport, sharesTables: Bool, sharing: SharingState) throws(TableReadError) {
         listing = try BundleListing(path: path)
-        self.socketPath = socketPath
+        self.transport = transport
         self.sharesTables = sharesTables
         self.sharing = sharing
     }
 
     /// The same source with the bundle listed again (localizations added or removed since).
     func relisted() -> TableSource {
-        (try? TableSource(path: listing.path, socketPath: socketPath, sharesTables: sharesTables, sharing: sharing)) ?? self
+        (try? TableSource(path: listing.path, transport: transport, sharesTables: sharesTables, sharing: sharing)) ?? self
     }
 
     /// `localization`'s tables: shared images through `connection` (or a
@@ -66,7 +66,7 @@ struct TableSource: Sendable {
     /// images was refused (its files are read instead).
     private func shared(_ localizations: [String], on connection: DaemonConnection?) -> [String: [String: Table]] {
         if let quietUntil = sharing.quietUntil.withLock({ $0 }), ContinuousClock.now < quietUntil { return [:] }
-        guard let connection = connection ?? (try? DaemonConnection(path: socketPath)) else { return [:] }
+        guard let connection = connection ?? (try? transport.connect(nil)) else { return [:] }
         let reply: (clock: Clock, tables: [(image: ImageSummary, table: Result<Table, TableImage.Refusal>)])
         do {
             reply = try connection.images(Images(bundle: listing.path, languages: localizations), timeout: SharingState.timeout)
