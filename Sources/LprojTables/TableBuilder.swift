@@ -6,7 +6,7 @@ package struct TableBuilder: ~Copyable {
     /// The UTF-8 of every key and plain value added so far (and of the
     /// one being parsed, past the last entry).
     package var text: TextBuffer
-    private var records: [TableRecord] = []
+    @usableFromInline var records: [TableRecord] = []
     private var rich: [Entry] = []
 
     package init(expectedCount: Int = 0, expectedTextBytes: Int = 0) {
@@ -17,6 +17,7 @@ package struct TableBuilder: ~Copyable {
     var count: Int { records.count }
 
     /// Adds the entry whose key is `text[key]` and plain value `text[value]`.
+    @inlinable
     package mutating func add(key: Range<Int>, value: Range<Int>) {
         precondition(text.count <= Int(UInt32.max), "a table's text is limited to 4 GiB")
         records.append(TableRecord(keyOffset: UInt32(key.lowerBound), keyLength: UInt32(key.count),

@@ -223,11 +223,20 @@ struct TableHeader {
 
 /// One entry: where its key and value sit in the text. A value that is
 /// not plain text (variations, substitutions) is `rich[valueOffset]`.
+@usableFromInline
 struct TableRecord {
-    var keyOffset: UInt32
-    var keyLength: UInt32
-    var valueOffset: UInt32
-    var valueLength: UInt32
+    @usableFromInline var keyOffset: UInt32
+    @usableFromInline var keyLength: UInt32
+    @usableFromInline var valueOffset: UInt32
+    @usableFromInline var valueLength: UInt32
+
+    @inlinable
+    init(keyOffset: UInt32, keyLength: UInt32, valueOffset: UInt32, valueLength: UInt32) {
+        self.keyOffset = keyOffset
+        self.keyLength = keyLength
+        self.valueOffset = valueOffset
+        self.valueLength = valueLength
+    }
 
     static let richLength = UInt32.max
 

@@ -9,11 +9,16 @@ import Glibc
 ///
 /// Not copyable: it owns its memory (from `malloc`, so that `released`
 /// can hand it on shrunk in place), and a copy would share it.
+///
+/// What a parser calls for every string is inlinable: the parsers live in
+/// LprojFormats, and a call across the module for each string cost them a
+/// tenth of their speed.
 package struct TextBuffer: ~Copyable {
     /// Bytes of text.
-    package private(set) var count = 0
-    private var base: UnsafeMutablePointer<UInt8>
-    private var capacity: Int
+    package var count: Int { stored }
+    @usableFromInline var stored = 0
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
 
     /// Bytes writable past any room asked for (a vector's width).
     static let slack = 32
@@ -28,69 +33,75 @@ package struct TextBuffer: ~Copyable {
     /// The text, in memory now the caller's to `free`: shrunk to its
     /// size (in place: what is past it goes back to `malloc`).
     consuming func released() -> UnsafeMutableBufferPointer<UInt8> {
-        let text = UnsafeMutableBufferPointer(start: realloc(base, max(count, 1))!.assumingMemoryBound(to: UInt8.self), count: count)
+        let text = UnsafeMutableBufferPointer(start: realloc(base, max(stored, 1))!.assumingMemoryBound(to: UInt8.self), count: stored)
         discard self
         return text
     }
 
     /// Where the next `bytes` bytes (and `slack` more) can be written;
     /// `count` moves only with `commit`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func room(for bytes: Int) -> UnsafeMutablePointer<UInt8> {
-        if count + bytes > capacity { grow(to: count + bytes) }
-        return base + count
+        if stored + bytes > capacity { grow(to: stored + bytes) }
+        return base + stored
     }
 
     /// Makes `bytes` written into the room part of the text.
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func commit(_ bytes: Int) {
-        count += bytes
+        stored += bytes
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         room(for: bytes.count).update(from: source, count: bytes.count)
-        count += bytes.count
+        stored += bytes.count
     }
 
+    @inlinable
     package mutating func append(_ byte: UInt8) {
         room(for: 1).pointee = byte
-        count += 1
+        stored += 1
     }
 
+    @inlinable
     package mutating func append(contentsOf bytes: some Collection<UInt8>) {
         let destination = room(for: bytes.count)
         _ = UnsafeMutableBufferPointer(start: destination, count: bytes.count).initialize(from: bytes)
-        count += bytes.count
+        stored += bytes.count
     }
 
     /// Appends the UTF-8 form of `scalar` (a valid scalar value).
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func append(scalar: UInt32) {
         let (packed, length) = UTF8Validation.encoded(scalar)
         UnsafeMutableRawPointer(room(for: 4)).storeBytes(of: packed.littleEndian, as: UInt32.self)
-        count += length
+        stored += length
     }
 
     /// Drops the text from `offset` on.
+    @inlinable
     package mutating func truncate(to offset: Int) {
-        precondition(offset <= count)
-        count = offset
+        precondition(offset <= stored)
+        stored = offset
     }
 
     /// Replaces the text from `offset` on with `bytes`.
+    @inlinable
     package mutating func replace(from offset: Int, with bytes: some Collection<UInt8>) {
         truncate(to: offset)
         append(contentsOf: bytes)
     }
 
     /// The text (valid only during `body`).
+    @inlinable
     package func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
-        try body(UnsafeBufferPointer(start: base, count: count))
+        try body(UnsafeBufferPointer(start: base, count: stored))
     }
 
-    private mutating func grow(to needed: Int) {
+    @usableFromInline
+    mutating func grow(to needed: Int) {
         var newCapacity = max(capacity * 2, 64)
         while newCapacity < needed { newCapacity *= 2 }
         guard let grown = realloc(base, newCapacity + Self.slack) else { fatalError("out of memory for \(newCapacity) bytes of text") }

@@ -79,7 +79,7 @@ package enum UTF8Validation {
     /// combined with `.&`, `.|` and `.!` only: ordered comparisons of bytes,
     /// `.^` and compound assignment on masks compiled to a loop over the
     /// lanes here.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func invalidLanes(_ block: SIMD16<UInt8>, back1: SIMD16<UInt8>, back2: SIMD16<UInt8>, back3: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
         let continuation = lanes(of: block, masked: 0xC0, equal: 0x80)
         let expected = lanes(of: back1, masked: 0xC0, equal: 0xC0) .| lanes(of: back2, masked: 0xE0, equal: 0xE0)
@@ -136,8 +136,8 @@ package enum UTF8Validation {
 
     /// The UTF-8 form of `scalar` (a valid scalar value): its bytes from
     /// the lowest (the first byte) up, and how many there are.
-    @inline(__always)
-    static func encoded(_ scalar: UInt32) -> (packed: UInt32, length: Int) {
+    @inlinable @inline(__always)
+    package static func encoded(_ scalar: UInt32) -> (packed: UInt32, length: Int) {
         switch scalar {
         case 0..<0x80:
             return (scalar, 1)
