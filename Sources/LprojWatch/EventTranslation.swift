@@ -14,7 +14,7 @@ extension WatchLoop {
             for root in roots { _ = watchTree(root) }   // pick up directories whose creation was lost
             return
         }
-        if let links = linkWatches[event.descriptor], !event.name.isEmpty {
+        if let links = linkState.onTheWay[event.descriptor], !event.name.isEmpty {
             for link in links where link.name == event.name && roots.contains(where: { $0.hasSameBytes(as: link.root) }) {
                 if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                     swapRoot(link.root, into: &events)
@@ -25,15 +25,15 @@ extension WatchLoop {
                 }
             }
             // A directory outside the tree, watched for its links alone.
-            if let directory = directories[event.descriptor], watched[ExactName(directory + "/")] != event.descriptor { return }
+            if let directory = table.directories[event.descriptor], table.watched[ExactName(directory + "/")] != event.descriptor { return }
         }
         if event.mask & UInt32(IN_IGNORED) != 0 {
             // The kernel dropped the watch (its directory was deleted, or we removed it).
-            for directory in paths(of: event.descriptor) where watched[ExactName(directory + "/")] == event.descriptor {
-                watched[ExactName(directory + "/")] = nil
+            for directory in paths(of: event.descriptor) where table.watched[ExactName(directory + "/")] == event.descriptor {
+                table.watched[ExactName(directory + "/")] = nil
             }
-            directories[event.descriptor] = nil
-            aliases[event.descriptor] = nil
+            table.directories[event.descriptor] = nil
+            table.aliases[event.descriptor] = nil
             return
         }
         for directory in paths(of: event.descriptor) { translate(event, in: directory, into: &events) }
@@ -43,8 +43,8 @@ extension WatchLoop {
     func translate(_ event: RawEvent, in directory: String, into events: inout [FileEvent]) {
         let moving = UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
         // Anything that comes, goes or moves may be on the way of a link (or be where a dangling one leads).
-        if !linksSeen.isEmpty, event.mask & moving != 0, !linksMayHaveMoved, mayMoveALink(event, in: directory) { linksMayHaveMoved = true }
-        if let root = missingRoots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
+        if !linkState.seen.isEmpty, event.mask & moving != 0, !linkState.mayHaveMoved, mayMoveALink(event, in: directory) { linkState.mayHaveMoved = true }
+        if let root = missing.roots.first(where: { $0.value.hasSameBytes(as: directory) })?.key, !event.name.isEmpty,
            root.matches(directory + "/" + event.name), event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
             rootCameBack(root, in: directory, into: &events)
             return
@@ -59,16 +59,16 @@ extension WatchLoop {
         let path = directory + "/" + event.name
         // kubelet's `..data` and payloads are never walked; a rename of `..data` is a move of every link through it.
         guard LinkPolicy.isWalked(event.name) else {
-            if event.mask & moving != 0, links.followsAny { linksMayHaveMoved = true }
+            if event.mask & moving != 0, links.followsAny { linkState.mayHaveMoved = true }
             return
         }
         if event.mask & UInt32(IN_ISDIR) == 0, event.mask & moving != 0, links.followsAny {
             // A link (new, replaced or gone) is looked at once the batch is read.
-            if linksSeen[ExactName(path)] != nil { return }
+            if linkState.seen[ExactName(path)] != nil { return }
             if event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, Self.isSymbolicLink(path) {
                 guard !isExcluded(path), !isIgnored(event.name) else { return }
-                linksSeen[ExactName(path)] = Self.notLookedAt
-                linksMayHaveMoved = true
+                linkState.seen[ExactName(path)] = Self.notLookedAt
+                linkState.mayHaveMoved = true
                 return
             }
         }
@@ -94,7 +94,7 @@ extension WatchLoop {
         }
         if event.mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO) != 0 {
             events.append(.written(path))
-            if !fileLinks.isEmpty, let real = LinkPolicy.realPath(directory), let linked = fileLinks[ExactName(real + "/" + event.name)] {
+            if !linkState.fileLinks.isEmpty, let real = LinkPolicy.realPath(directory), let linked = linkState.fileLinks[ExactName(real + "/" + event.name)] {
                 // A file that links lead to: written for each of them too.
                 events += linked.map { .written($0) }
             }

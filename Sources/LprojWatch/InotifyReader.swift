@@ -48,8 +48,8 @@ extension WatchLoop {
             if event.mask & UInt32(IN_Q_OVERFLOW) != 0 { overflowed = true }
             translate(event, into: &events)
         }
-        if linksMayHaveMoved {
-            linksMayHaveMoved = false
+        if linkState.mayHaveMoved {
+            linkState.mayHaveMoved = false
             recheckLinks(into: &events)
         }
         return WatchBatch(events: Self.coalesce(events), signals: signals, overflowed: overflowed)

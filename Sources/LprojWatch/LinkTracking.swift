@@ -13,7 +13,7 @@ extension WatchLoop {
     /// elsewhere than it did has its old target's watches go (`linkSwapped`,
     /// the listing walks the new one).
     func lookedAt(_ path: String, _ resolution: LinkPolicy.Resolution, into events: inout [FileEvent]) {
-        let before = linksSeen[ExactName(path)]
+        let before = linkState.seen[ExactName(path)]
         guard before != resolution else { return }
         moved(path, from: before, to: resolution, walking: false, into: &events)
     }
@@ -21,9 +21,9 @@ extension WatchLoop {
     /// Looks at every link met again (after a batch in which something on
     /// their way may have moved): each that leads elsewhere now is moved.
     func recheckLinks(into events: inout [FileEvent]) {
-        for (key, before) in linksSeen.sorted(by: { $0.key < $1.key }) {
+        for (key, before) in linkState.seen.sorted(by: { $0.key < $1.key }) {
             // Gone meanwhile with a directory above it, or looked at already by a walk this turn.
-            guard linksSeen[key] == before else { continue }
+            guard linkState.seen[key] == before else { continue }
             let now = Self.isSymbolicLink(key.string) ? links.resolve(key.string) : nil
             if now != before { moved(key.string, from: before, to: now, walking: true, into: &events) }
         }
@@ -35,15 +35,15 @@ extension WatchLoop {
     func moved(_ path: String, from before: LinkPolicy.Resolution?, to now: LinkPolicy.Resolution?, walking: Bool,
                        into events: inout [FileEvent]) {
         let key = ExactName(path)
-        linksSeen[key] = now
+        linkState.seen[key] = now
         // Where a skipped link leads (its text, one level, resolved from its directory): watched for a file that makes it followable.
         if case .skipped? = now, let text = LinkPolicy.linkText(path) {
             // The target's directory resolved (it usually exists while the file does not), then the target's name.
             let written = text.hasPrefix("/") ? text : (path as NSString).deletingLastPathComponent + "/" + text
             let parent = LinkPolicy.realPath((written as NSString).deletingLastPathComponent)
-            skippedTargets[key] = parent.map { ExactName($0 + "/" + (written as NSString).lastPathComponent) }
+            linkState.skippedTargets[key] = parent.map { ExactName($0 + "/" + (written as NSString).lastPathComponent) }
         } else {
-            skippedTargets[key] = nil
+            linkState.skippedTargets[key] = nil
         }
         // A link that led somewhere and dangles now is going (kubelet drops an entry: the
         // swap first, the link after); one met skipped, or skipped for a new reason, is said.
@@ -55,8 +55,8 @@ extension WatchLoop {
             // A swap keeps the tables known under the link until the new target is read (`linkSwapped`).
             if case .directory? = now { events.append(.linkSwapped(path)) } else { events.append(.directoryGone(path)) }
         case .file(let target)?:
-            fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: path) }
-            if fileLinks[ExactName(target)]?.isEmpty == true { fileLinks[ExactName(target)] = nil }
+            linkState.fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: path) }
+            if linkState.fileLinks[ExactName(target)]?.isEmpty == true { linkState.fileLinks[ExactName(target)] = nil }
             if case .file? = now {} else { events.append(.removed(path)) }
         default:
             break
@@ -65,7 +65,7 @@ extension WatchLoop {
         case .directory?:
             if walking { events += watchTree(path) }
         case .file(let target)?:
-            fileLinks[ExactName(target), default: []].append(path)
+            linkState.fileLinks[ExactName(target), default: []].append(path)
             // A link is moved into place whole: what it leads to is complete.
             if walking || before != nil { events.append(.written(path)) }
         default:
@@ -81,10 +81,10 @@ extension WatchLoop {
     func mayMoveALink(_ event: RawEvent, in directory: String) -> Bool {
         if event.name.isEmpty || event.mask & UInt32(IN_ISDIR | IN_DELETE_SELF | IN_MOVE_SELF) != 0 { return true }
         let path = directory + "/" + event.name
-        if !LinkPolicy.isWalked(event.name) || linksSeen[ExactName(path)] != nil || Self.isSymbolicLink(path) { return true }
-        guard !fileLinks.isEmpty || !skippedTargets.isEmpty, let real = LinkPolicy.realPath(directory) else { return false }
+        if !LinkPolicy.isWalked(event.name) || linkState.seen[ExactName(path)] != nil || Self.isSymbolicLink(path) { return true }
+        guard !linkState.fileLinks.isEmpty || !linkState.skippedTargets.isEmpty, let real = LinkPolicy.realPath(directory) else { return false }
         let target = ExactName(real + "/" + event.name)
-        return fileLinks[target] != nil || skippedTargets.values.contains(target)
+        return linkState.fileLinks[target] != nil || linkState.skippedTargets.values.contains(target)
     }
 
     /// Whether `path` is a symbolic link (not followed).
@@ -104,9 +104,9 @@ extension WatchLoop {
             guard lstat(prefix, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK else { continue }
             let watch = inotify_add_watch(descriptor, parent, UInt32(IN_CREATE | IN_MOVED_TO | IN_DELETE | IN_MOVED_FROM) | UInt32(IN_MASK_ADD))
             guard watch >= 0 else { continue }
-            if directories[watch] == nil { directories[watch] = parent }
-            if !(linkWatches[watch] ?? []).contains(where: { $0.name == String(component) && $0.root.hasSameBytes(as: root) }) {
-                linkWatches[watch, default: []].append((String(component), root))
+            if table.directories[watch] == nil { table.directories[watch] = parent }
+            if !(linkState.onTheWay[watch] ?? []).contains(where: { $0.name == String(component) && $0.root.hasSameBytes(as: root) }) {
+                linkState.onTheWay[watch, default: []].append((String(component), root))
             }
         }
     }
@@ -115,7 +115,7 @@ extension WatchLoop {
     /// watches go, the new target is watched and listed under the root's path.
     func swapRoot(_ root: String, into events: inout [FileEvent]) {
         unwatchTree(root, removingFromKernel: true)
-        missingRoots[ExactName(root)] = nil
+        missing.roots[ExactName(root)] = nil
         events.append(.linkSwapped(root))
         var info = stat()
         guard stat(root, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {

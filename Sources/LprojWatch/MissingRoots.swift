@@ -10,29 +10,29 @@ extension WatchLoop {
     /// Stops watching a root and what is under it.
     func removeRoot(_ root: String) {
         roots.removeAll { $0.hasSameBytes(as: root) }
-        for (watch, links) in linkWatches {
+        for (watch, links) in linkState.onTheWay {
             let kept = links.filter { !$0.root.hasSameBytes(as: root) }
-            linkWatches[watch] = kept.isEmpty ? nil : kept
+            linkState.onTheWay[watch] = kept.isEmpty ? nil : kept
         }
         unwatchTree(root, removingFromKernel: true)
-        if let parent = missingRoots.removeValue(forKey: ExactName(root)) { releaseParentWatch(parent) }
+        if let parent = missing.roots.removeValue(forKey: ExactName(root)) { releaseParentWatch(parent) }
     }
 
     /// Forgets the watches on `path` and below; a directory moved away still
     /// has kernel watches, which are removed.
     func unwatchTree(_ path: String, removingFromKernel: Bool) {
-        for (key, _) in unwatched where key.isWithin(path) { unwatched[key] = nil }
-        for (key, watch) in watched where key.isWithin(path) {
+        for (key, _) in polling.unwatched where key.isWithin(path) { polling.unwatched[key] = nil }
+        for (key, watch) in table.watched where key.isWithin(path) {
             release(watch, of: String(key.string.dropLast()), removingFromKernel: removingFromKernel)
-            watched[key] = nil
+            table.watched[key] = nil
         }
         // The links met under it (not a link at `path` itself: its caller decides).
-        for (key, resolution) in linksSeen where key.isWithin(path) && !key.matches(path) {
-            linksSeen[key] = nil
-            skippedTargets[key] = nil
+        for (key, resolution) in linkState.seen where key.isWithin(path) && !key.matches(path) {
+            linkState.seen[key] = nil
+            linkState.skippedTargets[key] = nil
             if case .file(let target) = resolution {
-                fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: key.string) }
-                if fileLinks[ExactName(target)]?.isEmpty == true { fileLinks[ExactName(target)] = nil }
+                linkState.fileLinks[ExactName(target)]?.removeAll { $0.hasSameBytes(as: key.string) }
+                if linkState.fileLinks[ExactName(target)]?.isEmpty == true { linkState.fileLinks[ExactName(target)] = nil }
             }
         }
     }
@@ -41,8 +41,8 @@ extension WatchLoop {
     /// it is itself a watched directory).
     func releaseParentWatch(_ directory: String) {
         let key = directory + "/"
-        guard watched[ExactName(key)] == nil, !missingRoots.values.contains(where: { $0.hasSameBytes(as: directory) }),
-              let watch = parentWatches.removeValue(forKey: ExactName(directory)) else { return }
+        guard table.watched[ExactName(key)] == nil, !missing.roots.values.contains(where: { $0.hasSameBytes(as: directory) }),
+              let watch = missing.parentWatches.removeValue(forKey: ExactName(directory)) else { return }
         removeWatch(watch)
     }
 
@@ -56,10 +56,10 @@ extension WatchLoop {
         while !ancestor.isEmpty, access(ancestor, F_OK) != 0 { ancestor = (ancestor as NSString).deletingLastPathComponent }
         // Only the direct parent is watched for the name; a deeper loss waits for an overflow rescan.
         let parent = (root as NSString).deletingLastPathComponent
-        if ancestor == parent, watched[ExactName(parent + "/")] == nil, parentWatches[ExactName(parent)] == nil {
-            parentWatches[ExactName(parent)] = addWatch(parent, mask: Int32(IN_CREATE | IN_MOVED_TO))
+        if ancestor == parent, table.watched[ExactName(parent + "/")] == nil, missing.parentWatches[ExactName(parent)] == nil {
+            missing.parentWatches[ExactName(parent)] = addWatch(parent, mask: Int32(IN_CREATE | IN_MOVED_TO))
         }
-        missingRoots[ExactName(root)] = parent
+        missing.roots[ExactName(root)] = parent
         // Something may have taken its name before the parent was watched (`mv root old && ln -s new root`): its
         // event is not coming, so it is looked for once the watch is in place.
         var info = stat()
@@ -69,7 +69,7 @@ extension WatchLoop {
     /// A missing root is there again (perhaps as a link: its way is watched
     /// for the link's next move).
     func rootCameBack(_ root: ExactName, in parent: String, into events: inout [FileEvent]) {
-        missingRoots[root] = nil
+        missing.roots[root] = nil
         releaseParentWatch(parent)
         events += watchTree(root.string)
         watchLinks(of: root.string)

@@ -10,7 +10,7 @@ import LprojPaths
 extension WatchLoop {
     /// Whether `directory` lies in a root that is polled, never watched.
     func isPolled(_ directory: String) -> Bool {
-        !polledRoots.isEmpty && polledRoots.contains { ExactName(directory).isWithin($0) }
+        !polling.roots.isEmpty && polling.roots.contains { ExactName(directory).isWithin($0) }
     }
 
     /// Lists every directory that could not be watched and reports what
@@ -19,21 +19,21 @@ extension WatchLoop {
     /// that can be watched now is watched, and listed once more.
     func pollUnwatched() -> [FileEvent] {
         var events: [FileEvent] = []
-        descriptorLimitReached = false
-        for key in unwatched.keys.sorted() {
-            guard let before = unwatched[key] else { continue }   // gone with a parent this turn (or a link's old target)
+        polling.descriptorLimitReached = false
+        for key in polling.unwatched.keys.sorted() {
+            guard let before = polling.unwatched[key] else { continue }   // gone with a parent this turn (or a link's old target)
             let directory = String(key.string.dropLast())
             var info = stat()
             guard stat(directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
-                for (inner, _) in unwatched where inner.isWithin(directory) { unwatched[inner] = nil }
+                for (inner, _) in polling.unwatched where inner.isWithin(directory) { polling.unwatched[inner] = nil }
                 unwatchTree(directory, removingFromKernel: true)
                 events.append(.directoryGone(directory))
                 continue
             }
             if !isPolled(directory), let watch = addWatch(directory, mask: Self.mask) {
                 // Room again: watched from now on, and read once more in case of a change meanwhile.
-                unwatched[key] = nil
-                watched[key] = watch
+                polling.unwatched[key] = nil
+                table.watched[key] = watch
                 events += watchTree(directory)
                 continue
             }
@@ -47,7 +47,7 @@ extension WatchLoop {
                 switch kind {
                 case .directory:
                     let child = key.string + name
-                    if !isExcluded(child), watched[ExactName(child + "/")] == nil, unwatched[ExactName(child + "/")] == nil {
+                    if !isExcluded(child), table.watched[ExactName(child + "/")] == nil, polling.unwatched[ExactName(child + "/")] == nil {
                         events += watchTree(child)
                     }
                 case .file:
@@ -58,15 +58,15 @@ extension WatchLoop {
                 }
             }
             guard readable || (errno != EMFILE && errno != ENFILE) else {
-                descriptorLimitReached = true
+                polling.descriptorLimitReached = true
                 continue
             }
             for name in before.keys where now[name] == nil { events.append(.removed(key.string + name)) }
-            unwatched[key] = now
+            polling.unwatched[key] = now
         }
         let scanned = Date()
-        for root in polledRoots { lastScans[ExactName(root)] = scanned }
-        if !unwatched.keys.contains(where: { watched[$0] == nil && !isPolled($0.string) }) { watchLimitReached = false }
+        for root in polling.roots { polling.lastScans[ExactName(root)] = scanned }
+        if !polling.unwatched.keys.contains(where: { table.watched[$0] == nil && !isPolled($0.string) }) { polling.watchLimitReached = false }
         return Self.coalesce(events)
     }
 }

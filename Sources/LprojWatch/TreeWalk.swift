@@ -24,22 +24,22 @@ extension WatchLoop {
                 listedFiles = 0
             }
             let key = directory + "/"
-            var polled = unwatched[ExactName(key)] != nil
-            if watched[ExactName(key)] == nil, !polled {
+            var polled = polling.unwatched[ExactName(key)] != nil
+            if table.watched[ExactName(key)] == nil, !polled {
                 // Watch first, then list: nothing created in between is missed.
                 if isPolled(directory) {
-                    unwatched[ExactName(key)] = [:]
+                    polling.unwatched[ExactName(key)] = [:]
                     polled = true
                 } else if let watch = addWatch(directory, mask: Self.mask) {
-                    watched[ExactName(key)] = watch
+                    table.watched[ExactName(key)] = watch
                 } else if errno == ENOSPC || errno == ENOMEM {
                     // Past the kernel's watch limit: listed now, polled from now on (`pollUnwatched`).
-                    watchLimitReached = true
-                    unwatched[ExactName(key)] = [:]
+                    polling.watchLimitReached = true
+                    polling.unwatched[ExactName(key)] = [:]
                     polled = true
                 } else {
                     // Gone already, or not ours to read.
-                    if errno == EACCES { noteOnce(directory, "directory skipped: permission denied (not watched, not read)") }
+                    if errno == EACCES { noteOnce(directory, "directory skipped: permission denied (not table.watched, not read)") }
                     continue
                 }
                 events.append(.directoryAppeared(directory))
@@ -63,13 +63,13 @@ extension WatchLoop {
                 }
             }
             if !readable, errno == EMFILE || errno == ENFILE {
-                // Out of descriptors: listed again by the next poll (`descriptorLimitReached` says so).
-                descriptorLimitReached = true
-                unwatched[ExactName(key)] = [:]
+                // Out of descriptors: listed again by the next poll (`polling.descriptorLimitReached` says so).
+                polling.descriptorLimitReached = true
+                polling.unwatched[ExactName(key)] = [:]
                 continue
             }
-            if !readable, errno == EACCES { noteOnce(directory, "directory skipped: permission denied (watched, not read)") }
-            if polled { unwatched[ExactName(key)] = stamps }
+            if !readable, errno == EACCES { noteOnce(directory, "directory skipped: permission denied (table.watched, not read)") }
+            if polled { polling.unwatched[ExactName(key)] = stamps }
             if !files.isEmpty {
                 listedFiles += files.count
                 listed.append(ListedDirectory(path: directory, files: files))

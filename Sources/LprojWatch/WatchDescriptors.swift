@@ -14,11 +14,11 @@ extension WatchLoop {
     func addWatch(_ directory: String, mask: Int32) -> Int32? {
         let watch = inotify_add_watch(descriptor, directory, UInt32(bitPattern: mask))
         guard watch >= 0 else { return nil }
-        if let known = directories[watch], !known.hasSameBytes(as: directory) {
+        if let known = table.directories[watch], !known.hasSameBytes(as: directory) {
             // The same directory by another path (a link): one watch, its events under both.
-            if !(aliases[watch] ?? []).contains(where: { $0.hasSameBytes(as: directory) }) { aliases[watch, default: []].append(directory) }
+            if !(table.aliases[watch] ?? []).contains(where: { $0.hasSameBytes(as: directory) }) { table.aliases[watch, default: []].append(directory) }
         } else {
-            directories[watch] = directory
+            table.directories[watch] = directory
         }
         return watch
     }
@@ -26,25 +26,25 @@ extension WatchLoop {
     /// Removes the kernel watch `watch` (its `IN_IGNORED` follows).
     func removeWatch(_ watch: Int32) {
         inotify_rm_watch(descriptor, watch)
-        directories[watch] = nil
-        aliases[watch] = nil
+        table.directories[watch] = nil
+        table.aliases[watch] = nil
     }
 
     /// The paths a watch's events are about: its directory, and the other paths it is reached by.
     func paths(of watch: Int32) -> [String] {
-        guard let directory = directories[watch] else { return [] }
-        return [directory] + (aliases[watch] ?? [])
+        guard let directory = table.directories[watch] else { return [] }
+        return [directory] + (table.aliases[watch] ?? [])
     }
 
     /// Stops reporting `watch` under `directory`; the kernel's watch goes
     /// (with `removingFromKernel`) once no other path is left to it.
     func release(_ watch: Int32, of directory: String, removingFromKernel: Bool) {
-        if var others = aliases[watch], !others.isEmpty {
-            if directories[watch]?.hasSameBytes(as: directory) == true { directories[watch] = others.removeFirst() }
+        if var others = table.aliases[watch], !others.isEmpty {
+            if table.directories[watch]?.hasSameBytes(as: directory) == true { table.directories[watch] = others.removeFirst() }
             others.removeAll { $0.hasSameBytes(as: directory) }
-            aliases[watch] = others.isEmpty ? nil : others
+            table.aliases[watch] = others.isEmpty ? nil : others
             return
         }
-        if removingFromKernel { removeWatch(watch) } else { directories[watch] = nil }
+        if removingFromKernel { removeWatch(watch) } else { table.directories[watch] = nil }
     }
 }

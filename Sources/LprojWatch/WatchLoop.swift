@@ -21,66 +21,89 @@ final class WatchLoop {
 
     var roots: [String]
     let control: String
+    let controlDescriptor: Int32
     let isIgnored: (String) -> Bool
     var isExcluded: (String) -> Bool
-    /// Watched directories (path with a trailing slash; bytes: `Café` in NFC
-    /// and in NFD are two directories) and their watch descriptors, kept
-    /// here, not in libinotifytools: its table goes stale when the kernel
-    /// drops a watch by itself (a deleted directory's `IN_IGNORED` is only
-    /// seen by its own reader), and a later directory of the same name would
-    /// resolve to the dead descriptor.
-    var watched: [ExactName: Int32] = [:]
-    /// Each watch descriptor's directory (no trailing slash), the watched
-    /// directories' and the parents' watched for a missing root.
-    var directories: [Int32: String] = [:]
-    let controlDescriptor: Int32
-    /// Roots that are gone, by the parent watched to see them return.
-    var missingRoots: [ExactName: String] = [:]
-    /// The watches on those parents (not watched directories of the tree).
-    var parentWatches: [ExactName: Int32] = [:]
-    /// Directories that hold a symbolic link on the way to a root (`current`
-    /// in `/srv/app/current/Resources`), by watch: the link's name and its root.
-    var linkWatches: [Int32: [(name: String, root: String)]] = [:]
-    /// Events read by `queuedPaths`, to start the next batch.
-    var carried: [RawEvent] = []
-    /// Directories that could not be watched (the kernel's watch limit), by
-    /// path with a trailing slash, with their files as last listed.
-    var unwatched: [ExactName: [String: FileStamp]] = [:]
-    /// Whether a watch was refused for the limit (cleared once every directory is watched again).
-    var watchLimitReached = false
-    /// Roots polled instead of watched (`[Watch] Poll=`): their directories
-    /// are among `unwatched` from the start and never get a watch.
-    var polledRoots: [String] = []
-    /// When each polled root was last listed whole.
-    var lastScans: [ExactName: Date] = [:]
-    /// Other paths of a watched directory reached twice (through a link
-    /// inside the tree to a directory also walked): inotify gives an inode
-    /// one watch, so its events are reported under each of its paths.
-    var aliases: [Int32: [String]] = [:]
+    /// The watches, kept here (`WatchTable`).
+    var table = WatchTable()
+    /// Roots that are gone, and the parents watched to see them return.
+    var missing = MissingRootWatch()
+    /// What is listed by polls instead of watched (`Polling`).
+    var polling = Polling()
     /// Which symbolic links are followed (`LinkPolicy`, the one rule).
     var links: LinkPolicy
-    /// The symbolic links met inside the tree, by path, with what each led
-    /// to when last looked at: a change on the way of any of them (kubelet's
-    /// `..data` renamed over) has them all looked at again.
-    var linksSeen: [ExactName: LinkPolicy.Resolution] = [:]
-    /// The file links among them, by the real path they lead to: a write
-    /// there is a write of each link.
-    var fileLinks: [ExactName: [String]] = [:]
-    /// Where the links skipped lead, as their text says (one level): a file
-    /// created there may make one of them followable.
-    var skippedTargets: [ExactName: ExactName] = [:]
+    /// The links met in the tree and on the way to its roots (`LinkState`).
+    var linkState = LinkState()
     /// Hears of what is skipped (its path, and why): a link once per
     /// reason, a directory or a special file once.
     let noteSkipped: (String, String) -> Void
     /// The directories and special files said to be skipped (said once each).
     var skippedNoted = Set<ExactName>()
-    /// Set while translating a batch in which a link may have moved.
-    var linksMayHaveMoved = false
-    /// Whether a directory could not be listed for want of descriptors
-    /// (`EMFILE`, `ENFILE`); it is among `unwatched` until a poll lists it.
-    var descriptorLimitReached = false
-    /// What `linksSeen` holds for a link met in an event, until the batch is read and it is looked at.
+    /// What `linkState.seen` holds for a link met in an event, until the batch is read and it is looked at.
     static let notLookedAt = LinkPolicy.Resolution.skipped("")
+    /// Events read by `queuedPaths`, to start the next batch.
+    var carried: [RawEvent] = []
+
+    /// The watches: kept here, not in libinotifytools, whose table goes stale
+    /// when the kernel drops a watch by itself (a deleted directory's
+    /// `IN_IGNORED` is only seen by its own reader), so that a later
+    /// directory of the same name would resolve to the dead descriptor.
+    struct WatchTable {
+        /// Watched directories (path with a trailing slash; bytes: `Café` in
+        /// NFC and in NFD are two directories) and their watch descriptors.
+        var watched: [ExactName: Int32] = [:]
+        /// Each watch descriptor's directory (no trailing slash), the watched
+        /// directories' and the parents' watched for a missing root.
+        var directories: [Int32: String] = [:]
+        /// Other paths of a watched directory reached twice (through a link
+        /// inside the tree to a directory also walked): inotify gives an inode
+        /// one watch, so its events are reported under each of its paths.
+        var aliases: [Int32: [String]] = [:]
+    }
+
+    /// Roots that are gone, watched for through their parents.
+    struct MissingRootWatch {
+        /// The roots, by the parent watched to see them return.
+        var roots: [ExactName: String] = [:]
+        /// The watches on those parents (not watched directories of the tree).
+        var parentWatches: [ExactName: Int32] = [:]
+    }
+
+    /// What polls list: directories no watch covers.
+    struct Polling {
+        /// Directories that could not be watched (the kernel's watch limit), by
+        /// path with a trailing slash, with their files as last listed.
+        var unwatched: [ExactName: [String: FileStamp]] = [:]
+        /// Whether a watch was refused for the limit (cleared once every directory is watched again).
+        var watchLimitReached = false
+        /// Roots polled instead of watched (`[Watch] Poll=`): their directories
+        /// are among `unwatched` from the start and never get a watch.
+        var roots: [String] = []
+        /// When each polled root was last listed whole.
+        var lastScans: [ExactName: Date] = [:]
+        /// Whether a directory could not be listed for want of descriptors
+        /// (`EMFILE`, `ENFILE`); it is among `unwatched` until a poll lists it.
+        var descriptorLimitReached = false
+    }
+
+    /// The symbolic links met inside the tree and on the way to its roots.
+    struct LinkState {
+        /// Each link met, by path, with what it led to when last looked at: a
+        /// change on the way of any of them (kubelet's `..data` renamed over)
+        /// has them all looked at again.
+        var seen: [ExactName: LinkPolicy.Resolution] = [:]
+        /// The file links among them, by the real path they lead to: a write
+        /// there is a write of each link.
+        var fileLinks: [ExactName: [String]] = [:]
+        /// Where the links skipped lead, as their text says (one level): a file
+        /// created there may make one of them followable.
+        var skippedTargets: [ExactName: ExactName] = [:]
+        /// Set while translating a batch in which a link may have moved.
+        var mayHaveMoved = false
+        /// Directories that hold a symbolic link on the way to a root
+        /// (`current` in `/srv/app/current/Resources`), by watch: the link's name and its root.
+        var onTheWay: [Int32: [(name: String, root: String)]] = [:]
+    }
 
     /// The inotify descriptor, read here (libinotifytools only manages the watches).
     let descriptor: Int32
@@ -99,7 +122,7 @@ final class WatchLoop {
         self.isExcluded = isExcluded
     }
 
-    var watchCount: Int { watched.count }
+    var watchCount: Int { table.watched.count }
 
     var hasCarried: Bool { !carried.isEmpty }
 

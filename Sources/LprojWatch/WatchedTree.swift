@@ -112,7 +112,7 @@ public final class WatchedTree {
         descriptor = found
         loop = WatchLoop(roots: roots, control: control, descriptor: found, controlDescriptor: controlWatch, isIgnored: isIgnored,
                          isExcluded: isExcluded, links: links, noteSkipped: noteSkipped)
-        loop.polledRoots = polled.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
+        loop.polling.roots = polled.map { $0.count > 1 && $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         withoutActuallyEscaping(listed) { listed in
             for root in loop.roots {
                 _ = loop.watchTree(root, listing: listed)
@@ -132,22 +132,22 @@ public final class WatchedTree {
     /// limit (`fs.inotify.max_user_watches`) was reached: they are listed
     /// and then polled (`pollUnwatched`) until a watch can be added.
     public var unwatchedCount: Int {
-        loop.unwatched.keys.count { loop.watched[$0] == nil && !loop.isPolled($0.string) }
+        loop.polling.unwatched.keys.count { loop.table.watched[$0] == nil && !loop.isPolled($0.string) }
     }
 
     /// Whether a directory could not be listed for want of file descriptors
     /// (`EMFILE`: the process's `RLIMIT_NOFILE`; `ENFILE`: the system's
     /// `fs.file-max`): it is listed again by each poll until it can be.
-    public var descriptorLimitReached: Bool { loop.descriptorLimitReached }
+    public var descriptorLimitReached: Bool { loop.polling.descriptorLimitReached }
 
     /// Whether anything is listed by polls: directories of polled roots,
     /// or ones a limit kept from being watched or listed.
-    public var isPolling: Bool { !loop.unwatched.isEmpty }
+    public var isPolling: Bool { !loop.polling.unwatched.isEmpty }
 
     /// The roots polled instead of watched, with when each was last listed
     /// whole (nil before the first poll: they were listed when they were added).
     public var polledRoots: [(root: String, lastScan: Date?)] {
-        loop.polledRoots.map { ($0, loop.lastScans[ExactName($0)]) }
+        loop.polling.roots.map { ($0, loop.polling.lastScans[ExactName($0)]) }
     }
 
     /// Lists the directories that are polled (those of polled roots, and
@@ -168,7 +168,7 @@ public final class WatchedTree {
 
     /// Changes which roots are polled, for roots added from then on.
     public func setPolledRoots(_ roots: [String]) {
-        loop.polledRoots = roots
+        loop.polling.roots = roots
     }
 
     /// Watches another root (a directory), then lists it: returns the table
