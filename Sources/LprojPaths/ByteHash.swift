@@ -4,16 +4,19 @@
 ///
 /// Not for anything stored or sent with the process's seed: values differ
 /// between processes (what is, a table image, carries the seed it used).
+///
+/// Inlinable: tables (LprojTables) and names (`ExactName`) hash with it in
+/// their hot loops, from other modules.
 package enum ByteHash {
     /// The hash of `bytes`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         hash(bytes, seed: seed)
     }
 
     /// The hash of `bytes` under `seed` (a table image's index, and its
     /// checksum, carry their own seed: they are read in other processes).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         let count = bytes.count
         var state = seed ^ (UInt64(truncatingIfNeeded: count) &* prime0)
@@ -44,7 +47,7 @@ package enum ByteHash {
     }
 
     /// The hash of a string's UTF-8 bytes.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func hash(_ string: String) -> UInt64 {
         hash(string, seed: seed)
     }
@@ -52,7 +55,7 @@ package enum ByteHash {
     /// The hash of a string's UTF-8 bytes under `seed` (`seed` kept by a
     /// caller on a hot path: reading this global checks its lazy
     /// initialization on every call).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func hash(_ string: String, seed: UInt64) -> UInt64 {
         if let hash = string.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0), seed: seed) }) { return hash }
         var string = string
@@ -62,7 +65,7 @@ package enum ByteHash {
     /// What a `Hashable` type hashed by `hash` returns from
     /// `_rawHashValue(seed:)`: a dictionary's own seed mixed in, without a
     /// `Hasher` (SipHash's set-up and finalization cost more than `hash`).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func rawHashValue(_ hash: UInt64, seed: Int) -> Int {
         Int(truncatingIfNeeded: mix(hash ^ UInt64(bitPattern: Int64(seed)), prime3))
     }
@@ -70,14 +73,14 @@ package enum ByteHash {
     /// Chosen once per process.
     package static let seed = UInt64.random(in: .min ... .max)
 
-    private static let prime0: UInt64 = 0x9E37_79B9_7F4A_7C15
-    private static let prime1: UInt64 = 0xA076_1D64_78BD_642F
-    private static let prime2: UInt64 = 0xE703_7ED1_A0B4_28DB
-    private static let prime3: UInt64 = 0x8EBC_6AF0_9C88_C6E3
+    @usableFromInline static var prime0: UInt64 { 0x9E37_79B9_7F4A_7C15 }
+    @usableFromInline static var prime1: UInt64 { 0xA076_1D64_78BD_642F }
+    @usableFromInline static var prime2: UInt64 { 0xE703_7ED1_A0B4_28DB }
+    @usableFromInline static var prime3: UInt64 { 0x8EBC_6AF0_9C88_C6E3 }
 
     /// Both halves of the full 128-bit product, folded.
-    @inline(__always)
-    private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
         let product = a.multipliedFullWidth(by: b)
         return product.high ^ product.low
     }

@@ -2,6 +2,7 @@
 package enum UTF8Validation {
     /// Whether every byte is ASCII (then the text is valid UTF-8 as it
     /// is), 32 bytes at a time: stops at the first byte that is not.
+    @inlinable
     package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count, high: UInt64 = 0x8080_8080_8080_8080
@@ -28,6 +29,7 @@ package enum UTF8Validation {
     /// non-Latin text) is checked in one 32-bit word by its bit pattern, and
     /// the next character is looked at directly; only four-byte characters,
     /// errors and the last three bytes take the byte-by-byte path.
+    @inlinable
     package static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return nil }
@@ -96,13 +98,14 @@ package enum UTF8Validation {
     }
 
     /// The lanes where `bytes & mask == value`.
-    @inline(__always)
-    private static func lanes(of bytes: SIMD16<UInt8>, masked mask: UInt8, equal value: UInt8) -> SIMDMask<SIMD16<Int8>> {
+    @inlinable @inline(__always)
+    static func lanes(of bytes: SIMD16<UInt8>, masked mask: UInt8, equal value: UInt8) -> SIMDMask<SIMD16<Int8>> {
         bytes & SIMD16(repeating: mask) .== SIMD16(repeating: value)
     }
 
     /// The length of the well-formed sequence whose lead byte (≥ 0x80) is at `index`, or nil.
-    private static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+    @usableFromInline
+    static func sequenceLength(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
         let count = bytes.count
         func continuation(_ offset: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
             index + offset < count && bytes[index + offset] >= low && bytes[index + offset] <= high
