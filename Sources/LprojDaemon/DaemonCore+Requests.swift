@@ -243,7 +243,7 @@ extension DaemonCore {
                                    uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
                                    roots: roots, watches: tree.watches, bundles: tables.bundles.count, tables: tables.served.count,
                                    clients: clients, counters: counters, lastError: lastError,
-                                   warnings: limitWarnings.isEmpty ? nil : limitWarnings.keys.sorted().map { limitWarnings[$0]! },
+                                   warnings: kernelLimits.warnings.isEmpty ? nil : kernelLimits.warnings.keys.sorted().map { kernelLimits.warnings[$0]! },
                                    polledRoots: polled.isEmpty ? nil : polled))
     }
 

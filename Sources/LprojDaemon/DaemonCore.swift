@@ -47,23 +47,15 @@ public final class DaemonCore {
     var lastError: String?
     /// Counters for `status` (the publisher keeps its own).
     var counters: [String: UInt64] = [:]
-    /// What a kernel limit keeps from working as it should, by limit
-    /// (`watches`, `descriptors`, `queue`, `clients`): logged once per episode, shown in `status`.
-    var limitWarnings: [String: String] = [:]
+    /// What kernel limits keep from working as they should, and the polls they call for (`DaemonCore+Limits`).
+    var kernelLimits = KernelLimits()
     /// The roots polled instead of watched, with why.
     var polledRoots: [ExactName: String] = [:]
-    /// Table files that could not be opened for want of file descriptors:
-    /// their tables stay as they were, and they are read again each poll.
-    private(set) var unreadable = Set<ExactName>()
-    /// When the polled directories are listed next (nil: nothing is polled).
-    private(set) var nextPoll: ContinuousClock.Instant?
     /// What the watched tree says of itself, for `status` (the shell's, asked when a status is made).
     var treeStatus: () -> TreeStatus = { TreeStatus() }
     let started: ContinuousClock.Instant
-    /// `sync` requests whose markers the shell is to drop.
-    private var syncRequests: [PendingSync] = []
-    /// Syncs whose marker came back, waiting for the pending changes up to their ticket.
-    private var settling: [(ticket: UInt64, sync: PendingSync)] = []
+    /// The `sync` requests waiting on the tree.
+    private var syncs = SyncWaits()
     private var handlers = Handlers()
 
     /// A `sync` waiting for the tree: which session, and the request's id.
@@ -112,7 +104,7 @@ public final class DaemonCore {
 
     /// When the core next needs the time: a change that waits, or a poll.
     var nextDeadline: ContinuousClock.Instant? {
-        [pending.nextDeadline, nextPoll].compactMap { $0 }.min()
+        [pending.nextDeadline, kernelLimits.nextPoll].compactMap { $0 }.min()
     }
 
     // MARK: - Connections
@@ -186,7 +178,7 @@ public final class DaemonCore {
             let overflows = counters["overflows"] ?? 1
             log.warning("inotify queue overflowed (fs.inotify.max_queued_events = \(limit); raise it if this recurs): rescanning every root")
             // Said in status from then on: nothing is lost (the rescan publishes the differences), but the limit is worth raising.
-            limitWarnings["queue"] = "the inotify queue overflowed \(overflows) time\(overflows == 1 ? "" : "s") (fs.inotify.max_queued_events = "
+            kernelLimits.warnings["queue"] = "the inotify queue overflowed \(overflows) time\(overflows == 1 ? "" : "s") (fs.inotify.max_queued_events = "
                 + "\(limit)): each time every root was rescanned and subscribers told to resync"
             // Everything is read now: nothing waits any more.
             pending.removeAll()
@@ -224,7 +216,7 @@ public final class DaemonCore {
         var loaded = loaded
         loaded.removeAll { item in
             guard case .failure(let error) = item.outcome, error.isOutOfDescriptors else { return false }
-            unreadable.insert(item.path)
+            kernelLimits.unreadable.insert(item.path)
             return true
         }
         if !queued.isEmpty {
@@ -254,80 +246,21 @@ public final class DaemonCore {
         pending.takeDue(at: now)
     }
 
-    /// Whether the polled directories are to be listed now (then the next poll is set by `treeChanged`).
-    func pollIsDue(at now: ContinuousClock.Instant) -> Bool {
-        guard let poll = nextPoll, poll <= now else { return false }
-        nextPoll = nil
-        counters["polls", default: 0] += 1
-        return true
-    }
-
-    /// The files that could not be opened for want of descriptors, to be read again now.
-    func takeUnreadable() -> [String] {
-        defer { unreadable = [] }
-        return unreadable.map(\.string)
-    }
-
-    /// What the watched tree says of itself after any change to it: says
-    /// (once per episode) what a kernel limit keeps from being watched or
-    /// read, and polls while anything is polled (or waits to be read).
-    func treeChanged(_ status: TreeStatus, at now: ContinuousClock.Instant = .now) {
-        let interval = "\(Configuration.milliseconds(configuration.watch.pollInterval)) ms"
-        var watchWarning: String?
-        if status.unwatched > 0 {
-            let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_user_watches") ?? "?"
-            watchWarning = "\(status.unwatched) directories are not watched: the inotify watch limit is reached (fs.inotify.max_user_watches = "
-                + "\(limit); raise it, e.g. sysctl fs.inotify.max_user_watches=\(max(524_288, (Int(limit) ?? 0) * 2))); "
-                + "they are polled every \(interval)"
-        }
-        note(watchWarning, for: "watches", over: "every directory is watched again: polling stops")
-        var descriptorWarning: String?
-        if status.descriptorLimitReached || !unreadable.isEmpty || status.markersUnsent {
-            var limits = rlimit()
-            getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
-            // (fs.file-max was read at start: with no descriptor left, /proc cannot be read now.)
-            descriptorWarning = "out of file descriptors (EMFILE: this process may open \(limits.rlim_cur) — raise LimitNOFILE= in the "
-                + "unit or ulimit -n; ENFILE: the system's fs.file-max = \(Self.systemFileLimit)): "
-                + "\(unreadable.count) table file(s) keep their last contents, and what could not be read or listed is tried again "
-                + "every \(interval)"
-        }
-        note(descriptorWarning, for: "descriptors", over: "file descriptors are available again: every table file is read")
-        if status.isPolling || descriptorWarning != nil {
-            if nextPoll == nil { nextPoll = now + configuration.watch.pollInterval }
-        } else {
-            nextPoll = nil
-        }
-    }
-
-    /// Whether a poll may be needed after a read (a limit met, or polling on).
-    var mayNeedPolling: Bool { !unreadable.isEmpty || !limitWarnings.isEmpty }
-
-    /// Logs `warning` when it is new for `limit`, or `over` when the limit no longer bites.
-    func note(_ warning: String?, for limit: String, over: String) {
-        if let warning {
-            if limitWarnings[limit] == nil { log.warning(warning) }
-            limitWarnings[limit] = warning
-        } else if limitWarnings.removeValue(forKey: limit) != nil {
-            log.info(over)
-        }
-    }
-
     // MARK: - Syncs
 
     /// Asks for a marker on behalf of the request `id` of `session` (the shell drops it: `takeSyncRequests`).
     func requestSync(_ id: RequestID, on session: Session) {
-        syncRequests.append(PendingSync(session: session.id, id: id))
+        syncs.ask(PendingSync(session: session.id, id: id))
     }
 
     /// The markers to drop for the syncs asked for since the last call.
     func takeSyncRequests() -> [PendingSync] {
-        defer { syncRequests.removeAll() }
-        return syncRequests
+        syncs.takeAsked()
     }
 
     /// The markers of these syncs came back: each is answered once the changes that wait now are settled.
-    func markersArrived(_ syncs: [PendingSync]) {
-        for sync in syncs { settling.append((pending.lastTicket, sync)) }
+    func markersArrived(_ arrived: [PendingSync]) {
+        syncs.arrived(arrived, ticket: pending.lastTicket)
     }
 
     /// Answers what can be answered now, and runs the checks of what
@@ -346,11 +279,10 @@ public final class DaemonCore {
     /// Answers the syncs whose marker came back once the changes that waited at that moment are settled.
     /// (The checks of what was published run first: a sync answered means its changes' diagnostics went out too.)
     func answerSyncs() {
-        if let first = settling.first, pending.isSettled(through: first.ticket), !pendingChecks.isEmpty { runChecks() }
-        while let first = settling.first, pending.isSettled(through: first.ticket) {
-            settling.removeFirst()
-            guard let session = publisher.session(id: first.sync.session) else { continue }
-            reply(Sync.Reply(clock: clock), to: first.sync.id, on: session)
+        if let ticket = syncs.oldestTicket, pending.isSettled(through: ticket), !pendingChecks.isEmpty { runChecks() }
+        for sync in syncs.takeSettled({ pending.isSettled(through: $0) }) {
+            guard let session = publisher.session(id: sync.session) else { continue }
+            reply(Sync.Reply(clock: clock), to: sync.id, on: session)
         }
     }
 

@@ -93,7 +93,7 @@ final class TreeFeed {
         guard !paths.isEmpty else { return }
         let loaded = TableReading.load(paths, with: &reader, exclusions: core.tables.exclusions, links: core.tables.links, keys: core.tables.keyShelf)
         core.apply(loaded, queued: tree.queuedPaths(), holdingEmpty: holdingEmpty, at: now)
-        if !core.unreadable.isEmpty { core.treeChanged(status, at: now) }
+        if !core.kernelLimits.unreadable.isEmpty { core.treeChanged(status, at: now) }
     }
 
     /// Every root crawled and every known file read (after an overflow).

@@ -128,7 +128,7 @@ final class DaemonCoreTests: XCTestCase {
         XCTAssertTrue(names.contains(TableChanged.name), "\(names)")
         XCTAssertEqual(names.last, Resync.name)
         XCTAssertEqual(core.core.counters["overflows"], 1)
-        XCTAssertTrue(core.core.limitWarnings["queue"]?.contains("fs.inotify.max_queued_events") == true)
+        XCTAssertTrue(core.core.kernelLimits.warnings["queue"]?.contains("fs.inotify.max_queued_events") == true)
         let lookup = try connection.send(Lookup(bundle: core.path("App"), key: "a", languages: ["en"]))
         XCTAssertEqual(lookup.text, "A2")
     }
