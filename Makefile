@@ -101,7 +101,7 @@ fuzz: deps
 	@# The parsers' modules (paths, tables, formats) compiled as one, their imports of each other left out.
 	rm -rf .build/fuzz/src && mkdir -p .build/fuzz/src
 	for f in Sources/LprojPaths/*.swift Sources/LprojTables/*.swift $$(find Sources/LprojFormats -name '*.swift'); do \
-	  sed '/^import Lproj/d' "$$f" > .build/fuzz/src/$$(basename "$$f"); done
+	  sed -E '/^(@_spi\([A-Za-z]+\) )?import Lproj/d' "$$f" > .build/fuzz/src/$$(basename "$$f"); done
 	$(SWIFTC) -O -g -sanitize=fuzzer,address -parse-as-library -module-name LprojTablesFuzz -package-name lprojd \
 	  -Xcc -fmodule-map-file=.build/fuzz/module.modulemap .build/fuzz/lproj_linux.o .build/fuzz/lproj_byte_scan.o \
 	  .build/fuzz/src/*.swift Fuzz/FuzzTables.swift -o .build/fuzz/fuzz-tables 2>&1 \

@@ -1,7 +1,7 @@
 import Foundation
 import CoreFoundation   // subclassing Bundle needs the types its overridable members use
 import LprojLanguages
-import LprojPaths
+@_spi(LprojInternals) import LprojPaths
 import LprojTables
 import Synchronization
 

@@ -1,6 +1,6 @@
 import CLinux
 import Glibc
-import LprojPaths
+@_spi(LprojInternals) import LprojPaths
 import LprojTables
 
 /// The views made for requests from one snapshot, by the bytes of the

@@ -1,4 +1,4 @@
-import LprojPaths
+@_spi(LprojInternals) import LprojPaths
 import LprojTables
 
 /// Which table: a bundle directory, a localization in it, a table name.

@@ -5,19 +5,22 @@
 /// Not for anything stored or sent with the process's seed: values differ
 /// between processes (what is, a table image, carries the seed it used).
 ///
-/// Inlinable: tables (LprojTables) and names (`ExactName`) hash with it in
-/// their hot loops, from other modules.
-package enum ByteHash {
+/// lprojd's own modules' (`@_spi(LprojInternals)`): public only so that
+/// it inlines where tables, names and request views hash in their hot
+/// loops, in other modules (a `package` declaration does not inline across
+/// modules).
+@_spi(LprojInternals)
+public enum ByteHash {
     /// The hash of `bytes`.
     @inlinable @inline(__always)
-    package static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+    public static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         hash(bytes, seed: seed)
     }
 
     /// The hash of `bytes` under `seed` (a table image's index, and its
     /// checksum, carry their own seed: they are read in other processes).
     @inlinable @inline(__always)
-    package static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+    public static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         let count = bytes.count
         var state = seed ^ (UInt64(truncatingIfNeeded: count) &* prime0)
         guard let base = bytes.baseAddress, count > 0 else { return mix(state ^ prime1, prime2) }
@@ -48,7 +51,7 @@ package enum ByteHash {
 
     /// The hash of a string's UTF-8 bytes.
     @inlinable @inline(__always)
-    package static func hash(_ string: String) -> UInt64 {
+    public static func hash(_ string: String) -> UInt64 {
         hash(string, seed: seed)
     }
 
@@ -56,7 +59,7 @@ package enum ByteHash {
     /// caller on a hot path: reading this global checks its lazy
     /// initialization on every call).
     @inlinable @inline(__always)
-    package static func hash(_ string: String, seed: UInt64) -> UInt64 {
+    public static func hash(_ string: String, seed: UInt64) -> UInt64 {
         if let hash = string.utf8.withContiguousStorageIfAvailable({ hash(UnsafeRawBufferPointer($0), seed: seed) }) { return hash }
         var string = string
         return string.withUTF8 { hash(UnsafeRawBufferPointer($0), seed: seed) }
@@ -66,12 +69,12 @@ package enum ByteHash {
     /// `_rawHashValue(seed:)`: a dictionary's own seed mixed in, without a
     /// `Hasher` (SipHash's set-up and finalization cost more than `hash`).
     @inlinable @inline(__always)
-    package static func rawHashValue(_ hash: UInt64, seed: Int) -> Int {
+    public static func rawHashValue(_ hash: UInt64, seed: Int) -> Int {
         Int(truncatingIfNeeded: mix(hash ^ UInt64(bitPattern: Int64(seed)), prime3))
     }
 
     /// Chosen once per process.
-    package static let seed = UInt64.random(in: .min ... .max)
+    public static let seed = UInt64.random(in: .min ... .max)
 
     @usableFromInline static var prime0: UInt64 { 0x9E37_79B9_7F4A_7C15 }
     @usableFromInline static var prime1: UInt64 { 0xA076_1D64_78BD_642F }

@@ -1,15 +1,17 @@
 /// Makes a `Table` entry by entry: keys and plain values are appended to
 /// one text buffer (a parser writes straight into `text`), which the
 /// table made by `finish` keeps (the records and index are copied beside
-/// it into the table's storage).
-package struct TableBuilder: ~Copyable {
+/// it into the table's storage). lprojd's own modules' (`@_spi(LprojInternals)`:
+/// public so that a parser's `add` inlines).
+@_spi(LprojInternals)
+public struct TableBuilder: ~Copyable {
     /// The UTF-8 of every key and plain value added so far (and of the
     /// one being parsed, past the last entry).
-    package var text: TextBuffer
+    public var text: TextBuffer
     @usableFromInline var records: [TableRecord] = []
     private var rich: [Entry] = []
 
-    package init(expectedCount: Int = 0, expectedTextBytes: Int = 0) {
+    public init(expectedCount: Int = 0, expectedTextBytes: Int = 0) {
         records.reserveCapacity(expectedCount)
         text = TextBuffer(capacity: expectedTextBytes)
     }
@@ -18,7 +20,7 @@ package struct TableBuilder: ~Copyable {
 
     /// Adds the entry whose key is `text[key]` and plain value `text[value]`.
     @inlinable
-    package mutating func add(key: Range<Int>, value: Range<Int>) {
+    public mutating func add(key: Range<Int>, value: Range<Int>) {
         precondition(text.count <= Int(UInt32.max), "a table's text is limited to 4 GiB")
         records.append(TableRecord(keyOffset: UInt32(key.lowerBound), keyLength: UInt32(key.count),
                                    valueOffset: UInt32(value.lowerBound), valueLength: UInt32(value.count)))

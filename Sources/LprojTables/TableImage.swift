@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CLinux
 import Foundation
-import LprojPaths
+@_spi(LprojInternals) import LprojPaths
 
 /// A table's compact form as bytes another process maps and reads in
 /// place — how lprojd shares the tables it parsed with every process of a

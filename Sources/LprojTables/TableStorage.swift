@@ -407,5 +407,5 @@ struct TableIndex {
 
 #if canImport(Glibc)
 import Glibc
-import LprojPaths
+@_spi(LprojInternals) import LprojPaths
 #endif

@@ -10,12 +10,14 @@ import Glibc
 /// Not copyable: it owns its memory (from `malloc`, so that `released`
 /// can hand it on shrunk in place), and a copy would share it.
 ///
-/// What a parser calls for every string is inlinable: the parsers live in
+/// lprojd's own modules' (`@_spi(LprojInternals)`): public only so that
+/// what a parser calls for every string inlines — the parsers live in
 /// LprojFormats, and a call across the module for each string cost them a
-/// tenth of their speed.
-package struct TextBuffer: ~Copyable {
+/// tenth of their speed (a `package` declaration does not inline across modules).
+@_spi(LprojInternals)
+public struct TextBuffer: ~Copyable {
     /// Bytes of text.
-    package var count: Int { stored }
+    @inlinable public var count: Int { stored }
     @usableFromInline var stored = 0
     @usableFromInline var base: UnsafeMutablePointer<UInt8>
     @usableFromInline var capacity: Int
@@ -41,32 +43,32 @@ package struct TextBuffer: ~Copyable {
     /// Where the next `bytes` bytes (and `slack` more) can be written;
     /// `count` moves only with `commit`.
     @inlinable @inline(__always)
-    package mutating func room(for bytes: Int) -> UnsafeMutablePointer<UInt8> {
+    public mutating func room(for bytes: Int) -> UnsafeMutablePointer<UInt8> {
         if stored + bytes > capacity { grow(to: stored + bytes) }
         return base + stored
     }
 
     /// Makes `bytes` written into the room part of the text.
     @inlinable @inline(__always)
-    package mutating func commit(_ bytes: Int) {
+    public mutating func commit(_ bytes: Int) {
         stored += bytes
     }
 
     @inlinable @inline(__always)
-    package mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress else { return }
         room(for: bytes.count).update(from: source, count: bytes.count)
         stored += bytes.count
     }
 
     @inlinable
-    package mutating func append(_ byte: UInt8) {
+    public mutating func append(_ byte: UInt8) {
         room(for: 1).pointee = byte
         stored += 1
     }
 
     @inlinable
-    package mutating func append(contentsOf bytes: some Collection<UInt8>) {
+    public mutating func append(contentsOf bytes: some Collection<UInt8>) {
         let destination = room(for: bytes.count)
         _ = UnsafeMutableBufferPointer(start: destination, count: bytes.count).initialize(from: bytes)
         stored += bytes.count
@@ -74,7 +76,7 @@ package struct TextBuffer: ~Copyable {
 
     /// Appends the UTF-8 form of `scalar` (a valid scalar value).
     @inlinable @inline(__always)
-    package mutating func append(scalar: UInt32) {
+    public mutating func append(scalar: UInt32) {
         let (packed, length) = UTF8Validation.encoded(scalar)
         UnsafeMutableRawPointer(room(for: 4)).storeBytes(of: packed.littleEndian, as: UInt32.self)
         stored += length
@@ -82,21 +84,21 @@ package struct TextBuffer: ~Copyable {
 
     /// Drops the text from `offset` on.
     @inlinable
-    package mutating func truncate(to offset: Int) {
+    public mutating func truncate(to offset: Int) {
         precondition(offset <= stored)
         stored = offset
     }
 
     /// Replaces the text from `offset` on with `bytes`.
     @inlinable
-    package mutating func replace(from offset: Int, with bytes: some Collection<UInt8>) {
+    public mutating func replace(from offset: Int, with bytes: some Collection<UInt8>) {
         truncate(to: offset)
         append(contentsOf: bytes)
     }
 
     /// The text (valid only during `body`).
     @inlinable
-    package func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    public func withUnsafeBufferPointer<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(start: base, count: stored))
     }
 

@@ -1,9 +1,11 @@
-/// UTF-8 checks and encoding without going through `String`.
-package enum UTF8Validation {
+/// UTF-8 checks and encoding without going through `String`. lprojd's own
+/// modules' (`@_spi(LprojInternals)`: public so that the parsers' checks inline).
+@_spi(LprojInternals)
+public enum UTF8Validation {
     /// Whether every byte is ASCII (then the text is valid UTF-8 as it
     /// is), 32 bytes at a time: stops at the first byte that is not.
     @inlinable
-    package static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let count = bytes.count, high: UInt64 = 0x8080_8080_8080_8080
         let raw = UnsafeRawPointer(base)
@@ -30,7 +32,7 @@ package enum UTF8Validation {
     /// the next character is looked at directly; only four-byte characters,
     /// errors and the last three bytes take the byte-by-byte path.
     @inlinable
-    package static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+    public static func firstInvalidOffset(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         let count = bytes.count
         guard let base = bytes.baseAddress else { return nil }
         let raw = UnsafeRawPointer(base)
@@ -82,7 +84,7 @@ package enum UTF8Validation {
     /// `.^` and compound assignment on masks compiled to a loop over the
     /// lanes here.
     @inlinable @inline(__always)
-    package static func invalidLanes(_ block: SIMD16<UInt8>, back1: SIMD16<UInt8>, back2: SIMD16<UInt8>, back3: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
+    public static func invalidLanes(_ block: SIMD16<UInt8>, back1: SIMD16<UInt8>, back2: SIMD16<UInt8>, back3: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
         let continuation = lanes(of: block, masked: 0xC0, equal: 0x80)
         let expected = lanes(of: back1, masked: 0xC0, equal: 0xC0) .| lanes(of: back2, masked: 0xE0, equal: 0xE0)
             .| lanes(of: back3, masked: 0xF0, equal: 0xF0)
@@ -132,7 +134,7 @@ package enum UTF8Validation {
 
     /// Appends the UTF-8 form of `scalar` (which must be a valid scalar value).
     @inline(__always)
-    package static func append(_ scalar: UInt32, to out: inout [UInt8]) {
+    public static func append(_ scalar: UInt32, to out: inout [UInt8]) {
         let (packed, length) = encoded(scalar)
         for shift in stride(from: 0, to: length * 8, by: 8) { out.append(UInt8(truncatingIfNeeded: packed >> UInt32(shift))) }
     }
@@ -140,7 +142,7 @@ package enum UTF8Validation {
     /// The UTF-8 form of `scalar` (a valid scalar value): its bytes from
     /// the lowest (the first byte) up, and how many there are.
     @inlinable @inline(__always)
-    package static func encoded(_ scalar: UInt32) -> (packed: UInt32, length: Int) {
+    public static func encoded(_ scalar: UInt32) -> (packed: UInt32, length: Int) {
         switch scalar {
         case 0..<0x80:
             return (scalar, 1)

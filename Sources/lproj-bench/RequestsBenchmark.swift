@@ -2,7 +2,7 @@ import CAllocationCounter
 import Foundation
 import LprojClient
 import LprojCommandLine
-import LprojPaths
+@_spi(LprojInternals) import LprojPaths
 import LprojTables
 
 /// `lproj-bench requests`: a service's request — resolve the request's

@@ -1,6 +1,6 @@
 import Foundation
 @testable import LprojClient
-import LprojPaths
+@_spi(LprojInternals) import LprojPaths
 import LprojTables
 import Synchronization
 import XCTest

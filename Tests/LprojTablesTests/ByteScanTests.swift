@@ -3,7 +3,7 @@ import Foundation
 @testable import LprojFormats
 import LprojTestSupport
 import XCTest
-@testable import LprojTables
+@_spi(LprojInternals) @testable import LprojTables
 
 /// A quoted string is copied 32 bytes a step with AVX2 (escapes that stand
 /// for one byte written on the way), else 16 bytes a step: both give the

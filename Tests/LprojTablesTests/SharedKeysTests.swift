@@ -1,6 +1,6 @@
 @testable import LprojFormats
 import XCTest
-@testable import LprojTables
+@_spi(LprojInternals) @testable import LprojTables
 
 /// Tables over shared keys: a localization with the same keys in the same
 /// order keeps only its values and answers every lookup, iteration,

@@ -3,7 +3,7 @@ import Foundation
 @testable import LprojFormats
 import LprojTestSupport
 import XCTest
-@testable import LprojTables
+@_spi(LprojInternals) @testable import LprojTables
 
 /// Table images: every corpus table reads back equal and answers the same
 /// lookups; a damaged, truncated, forged or future image is refused with a

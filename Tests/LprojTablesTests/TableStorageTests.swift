@@ -3,7 +3,7 @@ import Foundation
 import LprojTestSupport
 import Synchronization
 import XCTest
-@testable import LprojTables
+@_spi(LprojInternals) @testable import LprojTables
 
 /// The compact table: one buffer of UTF-8 with a hash index over the keys.
 final class TableStorageTests: XCTestCase {

@@ -2,7 +2,7 @@ import Foundation
 @testable import LprojFormats
 import LprojTestSupport
 import XCTest
-@testable import LprojTables
+@_spi(LprojInternals) @testable import LprojTables
 
 /// The UTF-8 check every parser runs on non-ASCII text: the first bad byte
 /// it names is the one a byte-at-a-time reading of RFC 3629 names, on

@@ -1,4 +1,4 @@
-import LprojTables
+@_spi(LprojInternals) import LprojTables
 /// Reading a catalog's JSON: one pass over its bytes, each key with the
 /// offset where it is written.
 extension CatalogJSON {

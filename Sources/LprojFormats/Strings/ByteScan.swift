@@ -1,5 +1,5 @@
 import CByteScan
-import LprojTables
+@_spi(LprojInternals) import LprojTables
 
 /// Copying a quoted string's text up to the byte a `.strings` parser
 /// stops at — its closing quote or a backslash — a vector a step: each

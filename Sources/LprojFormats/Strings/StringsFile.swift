@@ -1,5 +1,5 @@
 import Foundation
-import LprojTables
+@_spi(LprojInternals) import LprojTables
 
 /// A parsed `.strings` file: its table, how it was stored, and its problems.
 public struct StringsFile: Sendable {

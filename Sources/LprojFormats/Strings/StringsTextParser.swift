@@ -1,7 +1,7 @@
 import CByteScan
 #if canImport(Glibc)
 import Glibc
-import LprojTables
+@_spi(LprojInternals) import LprojTables
 #endif
 
 /// Parses old-style `.strings` text (already decoded to UTF-8) the way

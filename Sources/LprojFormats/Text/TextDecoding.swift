@@ -1,4 +1,4 @@
-import LprojTables
+@_spi(LprojInternals) import LprojTables
 /// The character encoding a text table was stored in.
 public enum TextEncoding: String, Hashable, Sendable {
     case utf8 = "UTF-8"
