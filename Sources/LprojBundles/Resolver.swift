@@ -59,14 +59,34 @@ public enum Resolver {
         return list.filter { seen.insert($0).inserted }
     }
 
+    /// Apple's rule for which table answers a lookup: the first
+    /// localization of `searchList` that has a table named `table`, whether
+    /// or not it has the key; nil when none has it.
+    public static func answeringLocalization(of table: String, searchList: [String], has: (_ localization: String) -> Bool) -> String? {
+        searchList.first(where: has)
+    }
+
+    /// The table that answers for each table name `tables` has (the same
+    /// rule, for every name at once: what a view resolves in advance).
+    public static func answeringTables(searchList: [String], tables: [String: [String: Table]]) -> [String: Table] {
+        var names = Set<String>()
+        for localization in searchList { if let held = tables[localization] { names.formUnion(held.keys) } }
+        var answering: [String: Table] = [:]
+        for name in names {
+            guard let localization = answeringLocalization(of: name, searchList: searchList, has: { tables[$0]?[name] != nil }) else { continue }
+            answering[name] = tables[localization]![name]
+        }
+        return answering
+    }
+
     public static func resolve(key: String, table: String?, defaultValue: String? = nil, searchList: [String],
                                development: String? = nil, developmentFallback: Bool = false,
                                tables: (_ table: String, _ localization: String) -> Table?) -> Resolution {
         let tableName = (table ?? "").isEmpty ? "Localizable" : table!
         var steps: [Resolution.Step] = []
         var answered = false
-        for localization in searchList {
-            guard let found = tables(tableName, localization) else { continue }
+        if let localization = answeringLocalization(of: tableName, searchList: searchList, has: { tables(tableName, $0) != nil }),
+           let found = tables(tableName, localization) {
             answered = true
             if let entry = found[key] {
                 steps.append(.init(localization: localization, table: tableName, found: true))
@@ -74,7 +94,6 @@ public enum Resolver {
                                   source: .table(localization: localization), steps: steps)
             }
             steps.append(.init(localization: localization, table: tableName, found: false))
-            break
         }
         if developmentFallback, let development, answered, steps.last?.localization != development,
            let found = tables(tableName, development) {

@@ -1,4 +1,5 @@
 import Foundation
+import LprojBundles
 import LprojLanguages
 import LprojProtocol
 import LprojTables
@@ -49,10 +50,7 @@ extension LiveBundle {
             self.developmentFallback = developmentFallback
             language = searchList.first { $0 != "Base" } ?? searchList.first
             formatter = StringFormatter.forLocalization(language)
-            var found: [String: Table] = [:]
-            for localization in searchList.reversed() {
-                for (name, table) in tables[localization] ?? [:] { found[name] = table }
-            }
+            let found = Resolver.answeringTables(searchList: searchList, tables: tables)
             resolved = found
             localizable = found["Localizable"]
             fallback = developmentFallback ? (development.flatMap { tables[$0] } ?? [:]) : [:]
