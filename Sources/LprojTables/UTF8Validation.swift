@@ -133,7 +133,7 @@ public enum UTF8Validation {
     }
 
     /// Appends the UTF-8 form of `scalar` (which must be a valid scalar value).
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func append(_ scalar: UInt32, to out: inout [UInt8]) {
         let (packed, length) = encoded(scalar)
         for shift in stride(from: 0, to: length * 8, by: 8) { out.append(UInt8(truncatingIfNeeded: packed >> UInt32(shift))) }
