@@ -3,7 +3,7 @@ import LprojCommandLine
 import LprojFormats
 import LprojTables
 
-/// `lproj-bench parse`: LprojTables vs PropertyListSerialization on the same bytes.
+/// `lproj-bench parse`: LprojFormats vs PropertyListSerialization on the same bytes.
 enum ParseBenchmark {
     struct Result: Encodable {
         var name: String
@@ -12,7 +12,7 @@ enum ParseBenchmark {
         var lprojdMegabytesPerSecond: Double
         var foundationMegabytesPerSecond: Double
         var ratio: Double
-        /// LprojTables with every key and value then made a `String`, as a
+        /// LprojFormats with every key and value then made a `String`, as a
         /// client's materialized table makes them when every key is looked up once.
         var materializedMegabytesPerSecond: Double
         var materializedRatio: Double
@@ -123,12 +123,12 @@ enum ParseBenchmark {
 
     static func describe(_ result: Result) -> String {
         "\(result.name): \(result.files) files, \(Measure.format(Double(result.bytes) / 1e6, 2)) MB | "
-            + "LprojTables \(Measure.format(result.lprojdMegabytesPerSecond)) MB/s | "
+            + "LprojFormats \(Measure.format(result.lprojdMegabytesPerSecond)) MB/s | "
             + "PropertyListSerialization \(Measure.format(result.foundationMegabytesPerSecond)) MB/s | "
             + "ratio \(Measure.format(result.ratio))x | identical values \(result.identicalFiles)/\(result.comparedFiles)"
             + " | with every value made a String: \(Measure.format(result.materializedMegabytesPerSecond)) MB/s, "
             + "\(Measure.format(result.materializedRatio))x"
-            + " | floor (every \" and \\ found): \(Measure.format(result.floorMegabytesPerSecond)) MB/s, LprojTables at "
+            + " | floor (every \" and \\ found): \(Measure.format(result.floorMegabytesPerSecond)) MB/s, LprojFormats at "
             + "1/\(Measure.format(result.floorRatio, 2)) of it"
     }
 

@@ -9,12 +9,12 @@ let help = """
     Benchmarks (each runs lprojd's code and its peer side by side, in one run):
       parse [--json] [--rounds N] PATH...          parse .strings files (or directories of them)
       parse [--json] [--rounds N] --generate N,... parse generated tables of N keys
-            with LprojTables and with Foundation's PropertyListSerialization, in
+            with LprojFormats and with Foundation's PropertyListSerialization, in
             N alternating rounds (default 25) of at least 0.3 s CPU time each;
             prints the best round's MB/s for both, the ratio, whether the
-            values are identical, and LprojTables' rate when every key and
+            values are identical, and LprojFormats' rate when every key and
             value is also made a String (as a client's table looked up once each).
-            --profile-lprojd runs only LprojTables for 5 s (for perf), printing nothing.
+            --profile-lprojd runs only LprojFormats for 5 s (for perf), printing nothing.
       latency [--saves N] [--keys N] [--interval-ms MS] [--json]
             save → subscriber latency of a real lprojd beside inotifywait -m
       fanout [--subscribers N,...] [--saves N] [--json]
