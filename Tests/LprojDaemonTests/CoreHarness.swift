@@ -26,11 +26,19 @@ final class CoreHarness {
 
     /// A core on a new temporary root, with `configure` applied to its configuration; `populate` fills the root first.
     init(_ configure: (inout Configuration) -> Void = { _ in }, populate: (String) throws -> Void = { _ in }) throws {
-        var template = Array("/tmp/lpc-XXXXXX".utf8CString)
-        directory = String(cString: mkdtemp(&template)!)
+        (directory, root, core, feed) = try Self.makeCore(prefix: "lpc", configure, populate: populate)
+    }
+
+    /// A new temporary directory holding a root (filled by `populate`) and
+    /// the state directory, and a core watching that root through a real
+    /// tree, with `configure` applied: what a harness and a `CoreServer` start from.
+    static func makeCore(prefix: String, _ configure: (inout Configuration) -> Void, populate: (String) throws -> Void) throws
+        -> (directory: String, root: String, core: DaemonCore, feed: TreeFeed) {
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        let directory = String(cString: mkdtemp(&template)!)
         // Other users' sessions are served what they could read: the tree is theirs to read unless a test says otherwise.
         chmod(directory, 0o755)
-        root = directory + "/root"
+        let root = directory + "/root"
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try populate(root)
         var configuration = Configuration()
@@ -38,12 +46,12 @@ final class CoreHarness {
         configuration.state.directory = directory + "/state"
         configure(&configuration)
         let selections = try Selections(stateDirectory: directory + "/state", maximumApps: configuration.state.maximumApps)
-        core = DaemonCore(configuration: configuration, roots: configuration.watch.roots, selections: selections,
-                          log: Log(level: .warning, destination: .standardError))
-        feed = try TreeFeed(core: core, noteSkipped: { _, _ in })
-        let feed = self.feed
+        let core = DaemonCore(configuration: configuration, roots: configuration.watch.roots, selections: selections,
+                              log: Log(level: .warning, destination: .standardError))
+        let feed = try TreeFeed(core: core, noteSkipped: { _, _ in })
         core.treeStatus = { feed.status }
         core.treeChanged(feed.status)
+        return (directory, root, core, feed)
     }
 
     deinit {

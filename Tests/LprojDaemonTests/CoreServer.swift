@@ -39,23 +39,7 @@ final class CoreServer: @unchecked Sendable {
 
     /// A core on a new temporary root that `populate` fills first, with `configure` applied, serving at once.
     init(_ configure: (inout Configuration) -> Void = { _ in }, populate: (String) throws -> Void = { _ in }) throws {
-        var template = Array("/tmp/lps-XXXXXX".utf8CString)
-        directory = String(cString: mkdtemp(&template)!)
-        chmod(directory, 0o755)
-        root = directory + "/root"
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        try populate(root)
-        var configuration = Configuration()
-        configuration.watch.roots = [root]
-        configuration.state.directory = directory + "/state"
-        configure(&configuration)
-        let selections = try Selections(stateDirectory: directory + "/state", maximumApps: configuration.state.maximumApps)
-        core = DaemonCore(configuration: configuration, roots: configuration.watch.roots, selections: selections,
-                          log: Log(level: .warning, destination: .standardError))
-        feed = try TreeFeed(core: core, noteSkipped: { _, _ in })
-        let feed = self.feed
-        core.treeStatus = { feed.status }
-        core.treeChanged(feed.status)
+        (directory, root, core, feed) = try CoreHarness.makeCore(prefix: "lps", configure, populate: populate)
         let thread = Thread { [self] in run() }
         thread.name = "core-server"
         thread.start()
