@@ -3,15 +3,18 @@ import LprojLanguages
 import LprojTables
 
 /// One String Catalog file checked and compiled (`CatalogCompiler`), as
-/// `lprojctl catalog compile` and the build plugin's tool do it: a catalog
-/// with errors, a `sourceLanguage` that is no language tag, or a plural form
-/// its language's CLDR rules never select is refused, each problem with
-/// file, line and column.
+/// `lprojctl catalog compile` and the build plugin's tool do it — as Xcode
+/// builds it: a catalog with errors, or a `sourceLanguage` that is no
+/// language tag, is refused, each problem with file, line and column; a
+/// plural form its language's CLDR rules never select (`one` in Japanese)
+/// is unreachable, not wrong: a warning at its place, and compiled as written.
 public struct CatalogCompilation: Sendable {
     /// The table the catalog is: its file name without `.xcstrings`.
     public let table: String
     /// Each language's compiled files.
     public let languages: [String: CatalogCompiler.Language]
+    /// What compiles but deserves a look, each `path:line:column: warning: message`.
+    public let warnings: [String]
 
     /// Compiles the catalog `bytes` read from `path` (named so in problems).
     public init(bytes: [UInt8], path: String, states: Set<TranslationState>? = nil) throws(Problems) {
@@ -25,14 +28,16 @@ public struct CatalogCompilation: Sendable {
             return "\(path):\(line):\(column)"
         }
         if LanguageTag(catalog.sourceLanguage) == nil {
-            problems.append("\(place("sourceLanguage")): error: the sourceLanguage \"\(catalog.sourceLanguage)\" is not a language tag")
+            let (line, column) = locations.location(ofRootMember: "sourceLanguage") ?? (1, 1)
+            problems.append("\(path):\(line):\(column): error: the sourceLanguage \"\(catalog.sourceLanguage)\" is not a language tag")
         }
+        var warnings: [String] = []
         for (language, table) in catalog.tables.sorted(by: { $0.key < $1.key }) {
             guard let categories = PluralCategory.categories(of: language) else { continue }
-            for (key, entry) in table {
+            for (key, entry) in table.sorted(by: { $0.key < $1.key }) {
                 for form in Self.pluralForms(entry) where form != "zero" && form != "other" && !categories.contains(form) {
-                    problems.append("\(place(key)): error: \"\(key)\" in \(language) has a \"\(form)\" plural form, which \(language) never selects "
-                                    + "(CLDR: \(categories.joined(separator: ", ")))")
+                    warnings.append("\(place(key)): warning: \"\(key)\" in \(language) has a \"\(form)\" plural form, which \(language) never selects "
+                                    + "(CLDR: \(categories.joined(separator: ", "))): it is compiled, and no number shows it")
                 }
             }
         }
@@ -46,6 +51,7 @@ public struct CatalogCompilation: Sendable {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         table = name.hasSuffix(".xcstrings") ? String(name.dropLast(".xcstrings".count)) : name
         languages = compiled
+        self.warnings = warnings
     }
 
     /// Why a catalog was not compiled.

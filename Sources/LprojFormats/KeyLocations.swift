@@ -10,12 +10,15 @@ import LprojTables
 ///   last definition of a key, which is the one that counts).
 /// - XML property lists (`.stringsdict`, XML `.strings`): the first place
 ///   the root dictionary has the key. String Catalogs (JSON): the key in
-///   `strings` (the last, when it is written twice).
+///   `strings` (the last, when it is written twice); `location(ofRootMember:)`
+///   places the catalog's own members (`sourceLanguage`, `version`).
 /// - Binary property lists have no lines: line 1, column 1.
 public struct KeyLocations {
     /// The file, as named.
     public let path: String
     private let form: Form
+    /// A String Catalog's own members (`sourceLanguage`, `version`, `strings`), where each is written.
+    private var rootOffsets: [String: Int] = [:]
 
     private enum Form {
         case offsets([String: Int], SourceText)
@@ -41,7 +44,9 @@ public struct KeyLocations {
         }
         if path.hasSuffix(".xcstrings") {
             var offsets: [String: Int] = [:]
-            for string in (try? CatalogJSON.parse(text))?["strings"]?.uniqueMembers ?? [] { offsets[string.key] = string.keyOffset }
+            let root = try? CatalogJSON.parse(text)
+            for string in root?["strings"]?.uniqueMembers ?? [] { offsets[string.key] = string.keyOffset }
+            for member in root?.uniqueMembers ?? [] { rootOffsets[member.key] = member.keyOffset }
             form = .offsets(offsets, SourceText(bytes: text))
         } else if text.withUnsafeBufferPointer({ PropertyListTable.looksLikeXML($0) }) {
             form = .offsets(KeyLocator(file: path, bytes: text).entryOffsets, SourceText(bytes: text))
@@ -52,6 +57,13 @@ public struct KeyLocations {
             }
             form = .offsets(offsets, SourceText(bytes: text))
         }
+    }
+
+    /// The 1-based line and column where a String Catalog's own member
+    /// `name` (`sourceLanguage`) is written; nil when it is not found.
+    public func location(ofRootMember name: String) -> (line: Int, column: Int)? {
+        guard case .offsets(_, var source) = form, let offset = rootOffsets[name] else { return nil }
+        return source.location(of: offset)
     }
 
     /// The 1-based line and column where `key` is written; nil when it is

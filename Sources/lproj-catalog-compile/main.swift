@@ -48,6 +48,8 @@ do {
     for message in error.messages { Console.error(message) }
     Console.fail(program, "nothing was written", status: 1)
 }
+// Warnings as the compiler's, so that a build shows them at their place.
+for warning in compilation.warnings { Console.error(warning) }
 let languages = list.split(separator: ",").map(String.init)
 if let unlisted = compilation.languages.keys.sorted().first(where: { !languages.contains($0) }) {
     Console.fail(program, "\(path): the catalog has \(unlisted), which --languages does not list", status: 2)

@@ -24,9 +24,10 @@ enum CatalogCommand {
                   reads from the catalog itself. A key the source language has no
                   text for is its own text there. Every unit is compiled whatever its
                   state; --states (new, translated, needs_review, stale) keeps only
-                  those. A catalog with errors, an unknown sourceLanguage, or a
-                  plural form its language's CLDR rules do not have is named with
-                  file, line and column, and nothing is written.
+                  those. A catalog with errors or an unknown sourceLanguage is
+                  named with file, line and column, and nothing is written; a
+                  plural form its language's CLDR rules never select is compiled,
+                  with a warning at its place (as Xcode builds it).
 
         sync      does what Xcode's extraction does on every build: the keys the
                   sources use (read as lprojctl scan reads them) that the catalog
@@ -148,6 +149,7 @@ enum CatalogCommand {
             for problem in problems { Console.error(problem) }
             Console.fail(program, "nothing was written", status: 1)
         }
+        for warning in compilations.flatMap(\.warnings) { Console.error(warning) }
         var written = 0
         for compilation in compilations {
             for (language, files) in compilation.languages.sorted(by: { $0.key < $1.key }) {

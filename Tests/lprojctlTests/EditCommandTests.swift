@@ -430,8 +430,8 @@ final class CatalogCompileCommandTests: XCTestCase {
         XCTAssertEqual(compiled.status, 0, compiled.stderr)
         XCTAssertEqual(try String(contentsOfFile: output + "/fr.lproj/Shop.strings", encoding: .utf8), "\"Buy\" = \"Acheter\";\n")
         XCTAssertEqual(try String(contentsOfFile: output + "/en.lproj/Shop.strings", encoding: .utf8), "\"Buy\" = \"Buy\";\n")
-        // Japanese has no "one": named with its place, nothing written.
-        let bad = try directory.write("Bad.xcstrings", """
+        // Japanese has no "one": unreachable, not wrong — a warning at its place, and compiled as Xcode builds it.
+        let unreachable = try directory.write("Unreachable.xcstrings", """
             {
               "sourceLanguage" : "en",
               "strings" : {
@@ -442,10 +442,25 @@ final class CatalogCompileCommandTests: XCTestCase {
               "version" : "1.0"
             }
             """)
+        let warned = try runCommand("lprojctl", ["catalog", "compile", unreachable, "--output", output])
+        XCTAssertEqual(warned.status, 0, warned.stderr)
+        XCTAssertTrue(warned.stderr.contains("Unreachable.xcstrings:4:5: warning: \"n\" in ja has a \"one\" plural form, which ja never selects (CLDR: other)"),
+                      warned.stderr)
+        let compiledRule = try PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: output + "/ja.lproj/Unreachable.stringsdict")),
+                                                                      format: nil) as? [String: Any]
+        XCTAssertNotNil(compiledRule?["n"], "the rule is compiled")
+        // A catalog with an error: named with its place, and nothing written of any catalog.
+        let bad = try directory.write("Bad.xcstrings", """
+            {
+              "sourceLanguage" : "not a language",
+              "strings" : { "a" : { } },
+              "version" : "1.0"
+            }
+            """)
         let elsewhere = directory.url.path + "/Elsewhere"
         let refused = try runCommand("lprojctl", ["catalog", "compile", good, bad, "--output", elsewhere])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.stderr.contains("Bad.xcstrings:4:5: error: \"n\" in ja has a \"one\" plural form, which ja never selects (CLDR: other)"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("Bad.xcstrings:2:3: error: the sourceLanguage \"not a language\" is not a language tag"), refused.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: elsewhere), "nothing written")
         let states = try runCommand("lprojctl", ["catalog", "compile", good, "--output", elsewhere, "--states", "done"])
         XCTAssertEqual(states.status, 2)
