@@ -84,7 +84,7 @@ let package = Package(
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
         // What the tests of the built programs share: a daemon on a temp dir, programs run to their end, other users' processes.
-        .target(name: "LprojProcessTesting", dependencies: ["LprojClient", "LprojProtocol", "LprojPaths", "LprojTables"],
+        .target(name: "LprojProcessTesting", dependencies: ["LprojClient", "LprojProtocol", "LprojBundles", "LprojPaths", "LprojTables"],
                  path: "Tests/ProcessSupport"),
         .testTarget(name: "LprojTablesTests", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojTestSupport", "CLinux", "CByteScan"]),
         .testTarget(name: "LprojLanguagesTests", dependencies: ["LprojLanguages", "LprojTables", "LprojFormats"]),

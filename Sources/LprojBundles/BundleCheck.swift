@@ -109,7 +109,7 @@ public struct BundleCheck: Sendable {
         // InfoPlist keys are Info.plist's: which ones a localization translates is `bundleDiagnostics`' business.
         let comparesKeys = name != "InfoPlist"
         guard let entry = table?[key] else {
-            guard table != nil, comparesKeys, let development, reference?[key] != nil else { return [] }
+            guard table != nil, comparesKeys, development != nil, reference?[key] != nil else { return [] }
             return [Diagnostic(file: files.tableFile, line: 0, column: 0, severity: .warning,
                                message: "\"\(key)\" is not translated into \(localization): \(shown(key, table: name, to: localization))",
                                hint: files.tableFile.hasSuffix(".xcstrings") ? "add its \(localization) translation to \(name).xcstrings"

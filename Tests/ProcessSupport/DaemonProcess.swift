@@ -1,5 +1,5 @@
 import Foundation
-@testable import LprojBundles
+import LprojBundles
 import LprojClient
 import LprojPaths
 import LprojProtocol
