@@ -82,7 +82,8 @@ public enum CatalogCompiler {
         case .text(var format):
             var dictionary: [String: Any] = [:]
             for (name, substitution) in entry.substitutions {
-                dictionary[name] = variable(try forms(substitution.variants, of: "substitution \"\(name)\""), valueType: substitution.formatSpecifier)
+                let written = try forms(substitution.variants, of: "substitution \"\(name)\"").mapValues { Self.concrete($0, for: substitution) }
+                dictionary[name] = variable(written, valueType: substitution.formatSpecifier)
                 // A substitution bound to an argument reads it by position.
                 if let number = substitution.argumentNumber {
                     format = format.replacingOccurrences(of: "%#@\(name)@", with: "%\(number)$#@\(name)@")
@@ -103,6 +104,15 @@ public enum CatalogCompiler {
             }
             return [StringsDictFile.deviceRuleType: forms]
         }
+    }
+
+    /// A substitution's form as Foundation formats it, as Xcode compiles it:
+    /// `%arg` (the catalog's word for the substitution's own argument)
+    /// becomes `%<argNum>$<formatSpecifier>` (`%2$lld`), or without a
+    /// position when the substitution has no `argNum` — Foundation would
+    /// read a literal `%arg` as `%a` and the text `rg`.
+    static func concrete(_ form: String, for substitution: Substitution) -> String {
+        form.contains("%arg") ? form.replacingOccurrences(of: "%arg", with: substitution.argumentSpecifier) : form
     }
 
     /// The printf conversion of the first specifier in `texts` (`lld`,

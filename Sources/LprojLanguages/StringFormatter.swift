@@ -116,7 +116,7 @@ public struct StringFormatter: Sendable {
     /// Renders `format`. Inside a variable's chosen form (`variable` set),
     /// unnumbered specifiers start at the variable's own argument and
     /// `%arg` stands for it.
-    private func render(_ format: String, context: inout Context, variable: (index: Int, specifier: String?)?) -> String {
+    private func render(_ format: String, context: inout Context, variable: (index: Int, specifier: String?, written: String)?) -> String {
         var output = ""
         var scalars = format.unicodeScalars[...]
         var sequential = variable?.index ?? context.nextArgument
@@ -126,7 +126,7 @@ public struct StringFormatter: Sendable {
             if let variable, scalars.starts(with: "arg".unicodeScalars) {
                 scalars = scalars.dropFirst(3)
                 output += formatted(Specifier(conversion: Character(variable.specifier?.last.map(String.init) ?? "@"),
-                                              length: ""), context.arguments[safe: variable.index], written: "%arg")
+                                              length: ""), context.arguments[safe: variable.index], written: variable.written)
                 continue
             }
             guard let specifier = Specifier.parse(&scalars) else {
@@ -160,7 +160,7 @@ public struct StringFormatter: Sendable {
         guard let substitution = context.substitutions[name] else { return "%#@\(name)@" }
         let index = substitution.argumentNumber.map { $0 - 1 } ?? argumentIndex
         let form = choose(substitution.variants, for: context.arguments[safe: index])
-        return render(form, context: &context, variable: (index, substitution.formatSpecifier))
+        return render(form, context: &context, variable: (index, substitution.formatSpecifier, substitution.argumentSpecifier))
     }
 
     /// Picks the variant for `argument`: its plural category, the device `other`.

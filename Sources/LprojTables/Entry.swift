@@ -117,6 +117,16 @@ public struct Substitution: Hashable, Sendable, Codable {
         self.variants = variants
     }
 
+    /// What `%arg` (a String Catalog's word for the substitution's own
+    /// argument, in its forms) stands for as printf writes it:
+    /// `%<argNum>$<formatSpecifier>` (`%2$lld`), without the position when
+    /// there is no `argNum`, `%@` without a specifier — what Xcode compiles
+    /// it to, and what a form shows unformatted.
+    public var argumentSpecifier: String {
+        let conversion = formatSpecifier.map { $0.hasPrefix("%") ? String($0.dropFirst()) : $0 } ?? "@"
+        return "%" + (argumentNumber.map { "\($0)$" } ?? "") + conversion
+    }
+
     private enum CodingKeys: String, CodingKey {
         case argumentNumber = "argNum"
         case formatSpecifier

@@ -69,6 +69,11 @@ final class CatalogCompileTests: XCTestCase {
         let rules = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(XCTUnwrap(compiled["fr"]?.stringsDict)), format: nil)
             as? [String: [String: Any]])
         XCTAssertEqual(rules["files in folder"]?["NSStringLocalizedFormatKey"] as? String, "%1$#@files@ dans %2$@", "argNum becomes a position")
+        // %arg is the substitution's own argument: written as Foundation formats it, as Xcode compiles it.
+        let files = try XCTUnwrap(rules["files in folder"]?["files"] as? [String: Any])
+        XCTAssertEqual(files["one"] as? String, "%1$lld fichier")
+        XCTAssertEqual(files["other"] as? String, "%1$lld fichiers")
+        XCTAssertEqual(String(format: files["other"] as! String, locale: Locale(identifier: "fr"), 3), "3 fichiers", "Foundation's printf reads it")
         XCTAssertEqual((rules["Tap"]?["NSStringDeviceSpecificRuleType"] as? [String: String])?["mac"], "Cliquez")
         // --states narrows: a unit needing review is left out.
         let reviewed = try CatalogCompiler.compile(StringCatalogFile(bytes: Array(Self.fixture.utf8), path: "Shop.xcstrings").catalog,
