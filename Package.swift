@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "LprojBundlesTests", dependencies: ["LprojBundles", "LprojLanguages", "LprojTables", "LprojFormats", "LprojPaths"]),
         .testTarget(name: "LprojExchangeTests", dependencies: ["LprojExchange", "LprojBundles", "LprojLanguages", "LprojTables", "LprojFormats",
                                                                "LprojPaths"]),
-        .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTestSupport"]),
+        .testTarget(name: "LprojProtocolTests", dependencies: ["LprojProtocol", "LprojTables", "LprojTestSupport"]),
         .testTarget(name: "LprojWatchTests", dependencies: ["LprojPaths", "LprojWatch", "LprojTables"]),
         .testTarget(name: "lprojctlTests", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojTestSupport", "LprojProcessTesting", "LprojClient", "LprojProtocol"]),
         // The daemon: its core in process, and the built lprojd on temp dirs, real sockets and real inotify.

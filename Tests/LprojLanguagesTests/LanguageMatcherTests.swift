@@ -1,5 +1,4 @@
 @testable import LprojLanguages
-@testable import LprojBundles
 import LprojTables
 import XCTest
 
