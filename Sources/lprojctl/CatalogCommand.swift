@@ -71,9 +71,11 @@ enum CatalogCommand {
         migrate   makes one String Catalog of a table's .strings and .stringsdict
                   files in every localization of BUNDLE, as Xcode's "Migrate to String
                   Catalog" does: values, plural rules and substitutions intact, the
-                  development language's comments, every key "migrated". Writes
-                  BUNDLE/NAME.xcstrings (or --output FILE), never over an existing
-                  file; the old files stay (lprojd serves the catalog over them).
+                  development language's comments, every key "migrated"; Base.lproj's
+                  keys go into the development language where it lacks them (named
+                  on standard error). Writes BUNDLE/NAME.xcstrings (or --output
+                  FILE), never over an existing file; the old files stay (lprojd
+                  serves the catalog over them).
 
         Options:
           --output DIR|FILE       compile, export: where to write (required);
@@ -200,12 +202,19 @@ enum CatalogCommand {
             for diagnostic in broken { Console.error(diagnostic.description) }
             Console.fail(program, "fix the table's files first; nothing was written", status: 1)
         }
-        var tables: [String: Table] = [:]
-        for localization in bundle.localizations where localization != "Base" {
-            if let found = bundle.table(table, localization: localization) { tables[localization] = found }
+        var found: [String: Table] = [:]
+        for localization in bundle.localizations {
+            if let held = bundle.table(table, localization: localization) { found[localization] = held }
         }
-        guard !tables.isEmpty else { Console.fail(program, "\(path) has no \(table) table in any localization", status: 1) }
+        guard !found.isEmpty else { Console.fail(program, "\(path) has no \(table) table in any localization", status: 1) }
         let development = DevelopmentLocalization.of(bundle) ?? "en"
+        // A catalog has no Base: its keys go into the development language where it lacks them, said, never lost.
+        let (tables, carried) = CatalogMigration.carryingBase(found, development: development)
+        if !carried.isEmpty {
+            let shown = carried.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ") + (carried.count > 5 ? ", …" : "")
+            Console.error("\(carried.count) key\(carried.count == 1 ? "" : "s") of Base.lproj/\(table) carried into \(development), which lacked "
+                          + "\(carried.count == 1 ? "it" : "them") (a catalog has no Base): \(shown)")
+        }
         let comments = (try? TableFile.readBytes(path: TablePlace.files(of: table, localization: development, in: path).strings, limit: 64 << 20))
             .flatMap { $0 }.map { TableComments.of($0, format: .strings) } ?? [:]
         let text = CatalogMigration.catalog(tables: tables, sourceLanguage: development, comments: comments)

@@ -556,4 +556,27 @@ final class CatalogExchangeTests: XCTestCase {
             """)
         try directory.write("App/en.lproj/Localizable.stringsdict", EditCommandTests.rules("%d files", "%d file"))
     }
+
+    /// A catalog has no Base: migrating carries Base.lproj's keys into the development language where it lacks them, and says
+    /// so — Xcode's migration — never a silent loss.
+    func testMigrateCarriesBaseIntoTheDevelopmentLanguageAndSaysSo() throws {
+        let directory = TemporaryDirectory()
+        try directory.write("App/Base.lproj/Main.strings", "\"title\" = \"Base title\";\n\"button\" = \"Base button\";\n")
+        try directory.write("App/en.lproj/Main.strings", "\"title\" = \"English title\";\n")
+        try directory.write("App/fr.lproj/Main.strings", "\"title\" = \"Titre\";\n")
+        let bundle = directory.url.path + "/App"
+        let result = try runCommand("lprojctl", ["catalog", "migrate", bundle, "--table", "Main"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("1 key of Base.lproj/Main carried into en, which lacked it (a catalog has no Base): \"button\""), result.stderr)
+        let catalog = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: bundle + "/Main.xcstrings"))) as? [String: Any]
+        let strings = try XCTUnwrap(catalog?["strings"] as? [String: [String: Any]])
+        func value(_ key: String, _ language: String) -> String? {
+            ((strings[key]?["localizations"] as? [String: Any])?[language] as? [String: Any]).flatMap { ($0["stringUnit"] as? [String: Any])?["value"] as? String }
+        }
+        XCTAssertEqual(value("button", "en"), "Base button", "Base's key, now the development language's")
+        XCTAssertEqual(value("title", "en"), "English title", "the development language's own text wins")
+        XCTAssertEqual(value("title", "fr"), "Titre")
+        XCTAssertNil((strings["title"]?["localizations"] as? [String: Any])?["Base"], "no Base in a catalog")
+    }
+
 }

@@ -25,6 +25,20 @@ public enum CatalogMigration {
                                    .init("version", .string("1.0"))]).rendered()
     }
 
+    /// `tables` with `Base`'s keys carried into the development language
+    /// where it lacks them, as Xcode's migration does (a catalog has no
+    /// `Base`: its keys would be lost); `Base` itself is left out. Returns
+    /// the keys carried, sorted.
+    public static func carryingBase(_ tables: [String: Table], development: String) -> (tables: [String: Table], carried: [String]) {
+        var result = tables
+        guard let base = result.removeValue(forKey: "Base") else { return (result, []) }
+        let target = result[development] ?? Table()
+        var carried: [String: Entry] = [:]
+        for (key, entry) in base where target[key] == nil { carried[key] = entry }
+        if !carried.isEmpty { result[development] = target.updating(carried, removing: []) }
+        return (result, carried.keys.sorted(by: XcodeOrder.precedes))
+    }
+
     /// One language's unit for `entry`.
     private static func unit(_ entry: Entry) -> CatalogJSON {
         let state = entry.state ?? .translated
