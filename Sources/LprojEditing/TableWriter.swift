@@ -213,6 +213,26 @@ public struct TableWriter: Sendable {
         return (table, TableVersion.of(table))
     }
 
+    /// Every key the table has in any localization (a String Catalog's keys
+    /// whether or not any language has a text for them), and the language
+    /// its keys are written in: the catalog's `sourceLanguage`, else the
+    /// bundle's development localization.
+    public func keysAndSourceLanguage() throws(Failure) -> (keys: Set<String>, sourceLanguage: String?) {
+        let tables = try loadTables()
+        var keys = Set<String>()
+        var sourceLanguage = tables.development
+        for file in tables.files.values where !file.hasErrors {
+            switch file.contents {
+            case .table(let table): keys.formUnion(table.entries.keys)
+            case .catalog(let catalog):
+                keys.formUnion(catalog.keys)
+                for table in catalog.tables.values { keys.formUnion(table.entries.keys) }
+                sourceLanguage = catalog.sourceLanguage
+            }
+        }
+        return (keys, sourceLanguage)
+    }
+
     /// Changes the table's String Catalog as a whole with `body`, under its
     /// lock, and replaces it atomically when its bytes changed (`dryRun`:
     /// never). A catalog that does not exist starts empty in `sourceLanguage`.

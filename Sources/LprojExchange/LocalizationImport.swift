@@ -10,10 +10,13 @@ import LprojTables
 /// `<file>`s name — a String Catalog, or a bundle's `.strings` and
 /// `.stringsdict` — through `TableWriter`: format-preserving, locked, each
 /// file written once. Everything is checked before anything is written: a
-/// `<file>` naming no table, a unit whose id is not one Xcode writes, a
-/// plural form the language never selects, a translation that reads its
-/// arguments otherwise than its source (`BundleCheck`'s rule) or names a
-/// variable the source does not — one problem each, with file and line.
+/// `<file>` naming no table, or a table whose keys are in another language
+/// than its `source-language`; a unit whose id is not one Xcode writes, or
+/// names a key no localization of the table has (an import translates, it
+/// never adds keys); a plural form the language never selects, a
+/// translation that reads its arguments otherwise than its source
+/// (`BundleCheck`'s rule) or names a variable the source does not — one
+/// problem each, with file and line, and nothing is written anywhere.
 public struct LocalizationImport: Sendable {
     /// One table's translations in one language.
     public struct Plan: Sendable {
@@ -82,12 +85,21 @@ public struct LocalizationImport: Sendable {
         }
         var writer: TableWriter
         let current: Table?
+        let known: (keys: Set<String>, sourceLanguage: String?)
         do {
             writer = try TableWriter(bundle: bundle, table: table)
             writer.gate = WriteGate(roots: [root])
+            // Where the translations would go must be inside the roots (a link out is named as such, before anything else).
+            let target = try writer.file(for: language)
+            do { _ = try writer.gate.place(of: target) } catch { return refuse(file.line, "\"\(file.original)\": \(error)") }
             current = try writer.current(language: language).table
+            known = try writer.keysAndSourceLanguage()
         } catch {
             return refuse(file.line, "\"\(file.original)\": \(error)")
+        }
+        if let source = known.sourceLanguage, LanguageTag(source)?.identifier != LanguageTag(file.sourceLanguage)?.identifier {
+            return refuse(file.line, "source-language \"\(file.sourceLanguage)\" is not the language \"\(file.original)\" is written in (\(source)): "
+                          + "this XLIFF was exported from another source")
         }
         // A bundle with a catalog of that table is edited through the catalog, whose ids are the catalog's.
         let unitEncoding = FileManager.default.fileExists(atPath: catalog) ? TransUnitID.Encoding.catalog : encoding
@@ -110,6 +122,11 @@ public struct LocalizationImport: Sendable {
             }
             guard let id = TransUnitID(unit.id, encoding: unitEncoding) ?? TransUnitID(unit.id, encoding: encoding) else {
                 refuse(unit.line, "unit \"\(unit.id)\": not an id Xcode writes for a \(encoding == .catalog ? "String Catalog" : ".stringsdict") unit")
+                continue
+            }
+            guard known.keys.contains(id.key) else {
+                refuse(unit.line, "unit \"\(unit.id)\": no localization of \"\(file.original)\" has the key \"\(id.key)\" "
+                       + "(an import translates keys, it adds none: add the key to the source first)")
                 continue
             }
             let existing = current?[id.key].flatMap { id.text(in: $0) }

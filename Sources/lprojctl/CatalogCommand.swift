@@ -61,7 +61,8 @@ enum CatalogCommand {
                   atomic, checked unless --force), each file written once, and reports
                   units added, changed and unchanged per table. Everything is checked
                   first: a document that is not well-formed XLIFF 1.2, a <file> that
-                  names no table, a unit id Xcode does not write, a plural form the
+                  names no table or has another source-language, a unit id Xcode does
+                  not write or for a key the table lacks, a plural form the
                   language never selects, or a translation that reads its arguments
                   otherwise than its source (%d for %@, a variable the source does not
                   name) is one message with file and line, and nothing is written.

@@ -340,7 +340,15 @@ final class CatalogExchangeTests: XCTestCase {
         let badID = try importing(xliff(original: "App/en.lproj/Localizable.stringsdict",
                                         "<trans-unit id=\"files\"><source>a</source><target>b</target></trans-unit>"))
         XCTAssertTrue(badID.stderr.contains("unit \"files\": not an id Xcode writes"), badID.stderr)
-        for result in [malformed, unknown, outside, absolute, noCatalog, mismatched, variable, category, badID] {
+        // A unit for a key no localization has: an import translates, it adds no key (it was added silently, exit 0).
+        let unknownKey = try importing(xliff(good + "\n<trans-unit id=\"no_such_key\">\n<source>Gone</source><target>Weg</target></trans-unit>"))
+        XCTAssertTrue(unknownKey.stderr.contains("in.xliff:6:1: error: unit \"no_such_key\": no localization of \"App/en.lproj/Localizable.strings\" "
+                                                 + "has the key \"no_such_key\""), unknownKey.stderr)
+        // An XLIFF exported from another source language (it was accepted).
+        let otherSource = try importing(xliff(good).replacingOccurrences(of: "source-language=\"en\"", with: "source-language=\"fr\""))
+        XCTAssertTrue(otherSource.stderr.contains("in.xliff:3:1: error: source-language \"fr\" is not the language "
+                                                  + "\"App/en.lproj/Localizable.strings\" is written in (en)"), otherSource.stderr)
+        for result in [malformed, unknown, outside, absolute, noCatalog, mismatched, variable, category, badID, unknownKey, otherSource] {
             XCTAssertEqual(result.status, 1)
             XCTAssertTrue(result.stderr.hasSuffix("nothing was written\n"), result.stderr)
         }
