@@ -42,7 +42,7 @@ public struct LocalizationExport: Sendable {
                 ids += TransUnitID.texts(of: targetEntry, key: key).map(\.id).filter { !known.contains($0) }
             }
             for id in ids {
-                let text = targetEntry.flatMap { id.text(in: $0) }
+                let text = targetEntry.flatMap { id.exchangedText(in: $0) }
                 units.append(XLIFFDocument.Unit(id: id.id(encoding), source: Self.sourceText(id, in: sourceEntry), target: text,
                                                 state: text == nil ? nil : Self.state(of: targetEntry!), note: comments[key]))
             }
@@ -52,10 +52,10 @@ public struct LocalizationExport: Sendable {
 
     /// The text of `id` in the source entry: where a form is missing, the `other` form, else the entry's own text.
     public static func sourceText(_ id: TransUnitID, in entry: Entry) -> String {
-        if let text = id.text(in: entry) { return text }
+        if let text = id.exchangedText(in: entry) { return text }
         var other = id
         other.steps = id.steps.map { if case .plural = $0 { .plural("other") } else { $0 } }
-        if let text = other.text(in: entry) { return text }
+        if let text = other.exchangedText(in: entry) { return text }
         return TransUnitID(key: id.key).text(in: entry) ?? entry.text ?? id.key
     }
 

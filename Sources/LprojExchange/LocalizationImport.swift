@@ -115,7 +115,7 @@ public struct LocalizationImport: Sendable {
             return id.key
         })
         for unit in file.units {
-            guard let target = unit.target else { continue }
+            guard var target = unit.target else { continue }
             if encoding == .stringsDict, TransUnitID.isStringsDictSetting(unit.id) {
                 if target != unit.source { refuse(unit.line, "unit \"\(unit.id)\": a plural rule's setting, which is not translated") }
                 continue
@@ -129,17 +129,21 @@ public struct LocalizationImport: Sendable {
                        + "(an import translates keys, it adds none: add the key to the source first)")
                 continue
             }
+            // A substitution's argument comes as the specifier it stands for (as exported): the catalog writes it %arg.
+            let received = target
+            if unitEncoding == .catalog { target = id.imported(target, in: current?[id.key] ?? sourceTable?[id.key]) }
             let existing = current?[id.key].flatMap { id.text(in: $0) }
             if existing == target || (id.steps.isEmpty && unitEncoding == .catalog && varied.contains(id.key)) {
                 plan.unchanged += 1
                 continue
             }
+            // Checked as printf reads them: a %arg (a hand-made XLIFF's) as the specifier it stands for.
             var argument = "%lld"
-            if case .substitution(let name)? = id.steps.first, let specifier = sourceTable?[id.key]?.substitutions[name]?.formatSpecifier {
-                argument = "%" + specifier
+            if let entry = sourceTable?[id.key] ?? current?[id.key], case let specifier = id.exchanged("%arg", in: entry), specifier != "%arg" {
+                argument = specifier
             }
             for message in Self.argumentProblems(source: unit.source.replacingOccurrences(of: "%arg", with: argument),
-                                                 target: target.replacingOccurrences(of: "%arg", with: argument),
+                                                 target: received.replacingOccurrences(of: "%arg", with: argument),
                                                  sourceLanguage: file.sourceLanguage, language: language) {
                 refuse(unit.line, "unit \"\(unit.id)\": the translation \(message)")
             }

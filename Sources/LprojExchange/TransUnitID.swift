@@ -146,6 +146,33 @@ public struct TransUnitID: Hashable, Sendable {
         return found
     }
 
+    /// The text at this id's steps in `entry` as an XLIFF carries it: a
+    /// String Catalog's substitution form writes its argument as `%arg`,
+    /// which a translator's tool (and Foundation) reads as `%a`; it goes out
+    /// as the specifier it stands for (`%1$lld`), as Xcode exports it.
+    public func exchangedText(in entry: Entry) -> String? {
+        text(in: entry).map { exchanged($0, in: entry) }
+    }
+
+    /// `text`, a form of this id's substitution in `entry`, with `%arg` written as the specifier it stands for.
+    public func exchanged(_ text: String, in entry: Entry) -> String {
+        guard let substitution = substitution(in: entry), text.contains("%arg") else { return text }
+        return text.replacingOccurrences(of: "%arg", with: substitution.argumentSpecifier)
+    }
+
+    /// A translation of this id as it came in an XLIFF, in the catalog's
+    /// terms: the substitution's own specifier (`%1$lld`) back to `%arg`.
+    public func imported(_ text: String, in entry: Entry?) -> String {
+        guard let entry, let substitution = substitution(in: entry) else { return text }
+        return text.replacingOccurrences(of: substitution.argumentSpecifier, with: "%arg")
+    }
+
+    /// The substitution this id's text is a form of, if any.
+    private func substitution(in entry: Entry) -> Substitution? {
+        guard case .substitution(let name)? = steps.first else { return nil }
+        return entry.substitutions[name]
+    }
+
     /// The text at this id's steps in `entry`; nil when it has none there.
     public func text(in entry: Entry) -> String? {
         var variants: Variants = entry.value

@@ -205,6 +205,55 @@ final class CatalogExchangeTests: XCTestCase {
         XCTAssertTrue(twice.stdout.contains("0 added, 0 changed, 11 unchanged"), twice.stdout)
     }
 
+    /// A substitution's argument, `%arg` in the catalog, is exported as the specifier it stands for (`%2$lld`, as Xcode
+    /// exports it: a translator's tool reads `%arg` as `%a`), and comes back as `%arg`: an unedited export imports as no
+    /// change, an edited form is written in the catalog's terms.
+    func testASubstitutionsArgumentTravelsAsItsSpecifierAndComesBackAsArg() throws {
+        let catalog = try directory.write("App/Files.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "%@ has %lld files" : {
+                  "localizations" : {
+                    "en" : {
+                      "stringUnit" : { "state" : "translated", "value" : "%1$@ has %2$#@count@" },
+                      "substitutions" : { "count" : { "argNum" : 2, "formatSpecifier" : "lld", "variations" : { "plural" : {
+                        "one" : { "stringUnit" : { "state" : "translated", "value" : "%arg file" } },
+                        "other" : { "stringUnit" : { "state" : "translated", "value" : "%arg files" } } } } } }
+                    },
+                    "fr" : {
+                      "stringUnit" : { "state" : "translated", "value" : "%1$@ a %2$#@count@" },
+                      "substitutions" : { "count" : { "argNum" : 2, "formatSpecifier" : "lld", "variations" : { "plural" : {
+                        "one" : { "stringUnit" : { "state" : "translated", "value" : "%arg fichier" } },
+                        "other" : { "stringUnit" : { "state" : "translated", "value" : "%arg fichiers" } } } } } }
+                    }
+                  }
+                }
+              },
+              "version" : "1.0"
+            }
+            """)
+        let original = try Data(contentsOf: URL(fileURLWithPath: catalog))
+        let export = try lprojctl(["catalog", "export", "--catalog", "App/Files.xcstrings", "--output", "out", "--language", "fr"], in: directory.url)
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let xliff = root + "/out/fr.xcloc/Localized Contents/fr.xliff"
+        let text = try String(contentsOfFile: xliff, encoding: .utf8)
+        XCTAssertTrue(text.contains("<source>%2$lld files</source>"), text)
+        XCTAssertTrue(text.contains(">%2$lld fichiers</target>"), text)
+        XCTAssertFalse(text.contains("%arg"), "no %arg leaves the catalog")
+        let unchanged = try lprojctl(["catalog", "import", "out/fr.xcloc"], in: directory.url)
+        XCTAssertEqual(unchanged.status, 0, unchanged.stderr)
+        XCTAssertTrue(unchanged.stdout.contains("0 added, 0 changed"), unchanged.stdout)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: catalog)), original, "an unedited export changes no byte")
+        try text.replacingOccurrences(of: ">%2$lld fichiers</target>", with: ">%2$lld dossiers</target>")
+            .write(toFile: xliff, atomically: true, encoding: .utf8)
+        let edited = try lprojctl(["catalog", "import", "out/fr.xcloc"], in: directory.url)
+        XCTAssertEqual(edited.status, 0, edited.stderr)
+        let fr = try XCTUnwrap(StringCatalogFile(bytes: Data(contentsOf: URL(fileURLWithPath: catalog)), path: catalog).catalog.tables["fr"])
+        XCTAssertEqual(fr["%@ has %lld files"]?.substitutions["count"]?.variants,
+                       .plural(["one": .text("%arg fichier"), "other": .text("%arg dossiers")]), "written in the catalog's terms")
+    }
+
     func testABundleRoundTripsAndAnXcodeExportImports() throws {
         try writeBundle()
         let files = ["App/en.lproj/Localizable.strings", "App/en.lproj/Localizable.stringsdict", "App/de.lproj/Localizable.strings"]
