@@ -41,7 +41,7 @@ extension TableWriter {
                 } catch {
                     switch edit {
                     case .setPluralForm, .setVariation: throw .invalid(.plural, error.description)
-                    case .setText, .remove, .rename: throw .invalid(.value, error.description)
+                    case .setText, .setState, .remove, .rename: throw .invalid(.value, error.description)
                     }
                 }
             }

@@ -138,8 +138,11 @@ public struct TableWriter: Sendable {
             case .setVariation:
                 guard let catalog = target.catalog else { throw .invalid(.value, "device variations are written into String Catalogs only") }
                 file = catalog
+            case .setState:
+                guard let catalog = target.catalog else { throw .invalid(.value, "a translation's state is kept by String Catalogs only") }
+                file = catalog
             case .remove, .rename:
-                throw .invalid(.value, "only texts, plural forms and variations are applied together")
+                throw .invalid(.value, "only texts, plural forms, variations and states are applied together")
             }
             if byFile[file] == nil { order.append(file) }
             byFile[file, default: []].append(planned)

@@ -133,8 +133,17 @@ public struct LocalizationImport: Sendable {
             let received = target
             if unitEncoding == .catalog { target = id.imported(target, in: current?[id.key] ?? sourceTable?[id.key]) }
             let existing = current?[id.key].flatMap { id.text(in: $0) }
+            // The state the XLIFF gives a catalog's own text (a translator marking it reviewed, or as needing review).
+            let state = unitEncoding == .catalog && id.steps.isEmpty ? Self.catalogState(unit.state) : nil
             if existing == target || (id.steps.isEmpty && unitEncoding == .catalog && varied.contains(id.key)) {
-                plan.unchanged += 1
+                // The same text in another state is a change all the same.
+                // (A catalog's text kept plain is translated: only other states are kept with it.)
+                if existing == target, let state, let entry = current?[id.key], (entry.state ?? .translated) != state {
+                    plan.edits.append(.setState(key: id.key, state: state))
+                    plan.changed += 1
+                } else {
+                    plan.unchanged += 1
+                }
                 continue
             }
             // Checked as printf reads them: a %arg (a hand-made XLIFF's) as the specifier it stands for.
@@ -158,9 +167,22 @@ public struct LocalizationImport: Sendable {
                 continue
             }
             plan.edits.append(edit)
+            // A new text comes in translated; one the XLIFF says needs review (or is new) is marked so.
+            if let state, state != .translated { plan.edits.append(.setState(key: id.key, state: state)) }
             if existing == nil { plan.added += 1 } else { plan.changed += 1 }
         }
         plans.append(plan)
+    }
+
+    /// The String Catalog state an XLIFF 1.2 `state` stands for (nil when it gives none).
+    static func catalogState(_ state: String?) -> TranslationState? {
+        guard let state else { return nil }
+        if state.hasPrefix("needs-review") { return .needsReview }
+        switch state {
+        case "translated", "signed-off", "final": return .translated
+        case "new", "needs-translation", "needs-adaptation", "needs-l10n": return .new
+        default: return nil
+        }
     }
 
     /// Whether `original` names a path under `root` (no `..`; an absolute path only within it).

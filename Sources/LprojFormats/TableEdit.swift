@@ -18,6 +18,9 @@ public enum TableEdit: Hashable, Sendable {
     /// "one"]`, `["substitutions", "count", "plural", "few"]` — as Xcode's
     /// XLIFF ids name them. Catalogs only.
     case setVariation(key: String, path: [String], value: String)
+    /// The state of `key`'s text (its own, not a variation's), the text as
+    /// it is. Catalogs only: `.strings` and `.stringsdict` keep no state.
+    case setState(key: String, state: TranslationState)
     /// The key and its comment.
     case remove(key: String)
     /// The key keeps its value (and comment) under a new name.
@@ -26,7 +29,8 @@ public enum TableEdit: Hashable, Sendable {
     /// The key the edit is about.
     public var key: String {
         switch self {
-        case .setText(let key, _, _), .setPluralForm(let key, _, _, _, _, _), .setVariation(let key, _, _), .remove(let key), .rename(let key, _):
+        case .setText(let key, _, _), .setPluralForm(let key, _, _, _, _, _), .setVariation(let key, _, _), .setState(let key, _), .remove(let key),
+             .rename(let key, _):
             return key
         }
     }
@@ -79,6 +83,7 @@ public enum TableEdit: Hashable, Sendable {
             case .remove(let key): _ = try document.remove(key: key, from: [])
             case .rename(let key, let newKey): try document.rename(key: key, to: newKey, in: [])
             case .setPluralForm, .setVariation: throw Self.pluralInStrings(path)
+            case .setState: throw Self.stateOutsideCatalog(path)
             }
             return document.text
         }
@@ -93,7 +98,12 @@ public enum TableEdit: Hashable, Sendable {
         case .remove(let key): try document.remove(key)
         case .rename(let key, let newKey): try document.rename(key, to: newKey)
         case .setPluralForm, .setVariation: throw Self.pluralInStrings(path)
+        case .setState: throw Self.stateOutsideCatalog(path)
         }
+    }
+
+    private static func stateOutsideCatalog(_ path: String) -> TableEditError {
+        TableEditError(path: path, "a .strings or .stringsdict file keeps no translation state (String Catalogs do)")
     }
 
     private static func pluralInStrings(_ path: String) -> TableEditError {
@@ -139,6 +149,8 @@ public enum TableEdit: Hashable, Sendable {
             }
         case .setVariation:
             throw Self.variationOutsideCatalog(path)
+        case .setState:
+            throw Self.stateOutsideCatalog(path)
         case .remove(let key):
             _ = try document.remove(key: key, from: [])
         case .rename(let key, let newKey):
@@ -180,6 +192,8 @@ public enum TableEdit: Hashable, Sendable {
             root[key] = entry
         case .setVariation:
             throw Self.variationOutsideCatalog(path)
+        case .setState:
+            throw Self.stateOutsideCatalog(path)
         case .remove(let key):
             root[key] = nil
         case .rename(let key, let newKey):
@@ -210,6 +224,8 @@ public enum TableEdit: Hashable, Sendable {
             try document.setPluralForm(key, language: try requireLanguage(), variable: variable, category: category, to: value)
         case .setVariation(let key, let variationPath, let value):
             try document.setVariation(key, language: try requireLanguage(), path: variationPath, to: value)
+        case .setState(let key, let state):
+            try document.setState(key, language: try requireLanguage(), to: state)
         case .remove(let key):
             try document.remove(key, language: language)
         case .rename(let key, let newKey):
@@ -277,6 +293,10 @@ public enum TableEdit: Hashable, Sendable {
                 }
             }
             return variants == .text(value)
+        case .setState(let key, let state):
+            // A catalog's text kept plain is translated (only other states are kept with it).
+            guard let entry = new[key] else { return false }
+            return (entry.state ?? .translated) == state && entry.value == old[key]?.value
         case .remove(let key):
             return new[key] == nil
         case .rename(let key, let newKey):

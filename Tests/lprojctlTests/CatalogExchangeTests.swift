@@ -254,6 +254,41 @@ final class CatalogExchangeTests: XCTestCase {
                        .plural(["one": .text("%arg fichier"), "other": .text("%arg dossiers")]), "written in the catalog's terms")
     }
 
+    /// A translator's state-only change — marking a text as needing review, or reviewed, the text as it is — is a change
+    /// (it imported as "0 changed").
+    func testAStateOnlyChangeIsImported() throws {
+        let catalog = try directory.write("App/Done.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "Done" : { "localizations" : { "fr" : { "stringUnit" : { "state" : "translated", "value" : "Terminé" } } } }
+              },
+              "version" : "1.0"
+            }
+            """)
+        let export = try lprojctl(["catalog", "export", "--catalog", "App/Done.xcstrings", "--output", "out", "--language", "fr"], in: directory.url)
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let xliff = root + "/out/fr.xcloc/Localized Contents/fr.xliff"
+        let text = try String(contentsOfFile: xliff, encoding: .utf8)
+        XCTAssertTrue(text.contains("<target state=\"translated\">Terminé</target>"), text)
+        func importing(_ state: String) throws -> (CommandResult, TranslationState?) {
+            try text.replacingOccurrences(of: "<target state=\"translated\">", with: "<target state=\"\(state)\">").write(toFile: xliff, atomically: true, encoding: .utf8)
+            let result = try lprojctl(["catalog", "import", "out/fr.xcloc"], in: directory.url)
+            let fr = StringCatalogFile(bytes: try Data(contentsOf: URL(fileURLWithPath: catalog)), path: catalog).catalog.tables["fr"]
+            XCTAssertEqual(fr?["Done"]?.text, "Terminé", "the text as it was")
+            return (result, fr?["Done"].map { $0.state ?? .translated })
+        }
+        let (review, needsReview) = try importing("needs-review-translation")
+        XCTAssertEqual(review.status, 0, review.stderr)
+        XCTAssertTrue(review.stdout.contains("0 added, 1 changed, 0 unchanged"), review.stdout)
+        XCTAssertEqual(needsReview, .needsReview)
+        let (final, translated) = try importing("final")
+        XCTAssertTrue(final.stdout.contains("0 added, 1 changed"), final.stdout)
+        XCTAssertEqual(translated, .translated)
+        let (again, _) = try importing("translated")
+        XCTAssertTrue(again.stdout.contains("0 added, 0 changed, 1 unchanged"), again.stdout)
+    }
+
     func testABundleRoundTripsAndAnXcodeExportImports() throws {
         try writeBundle()
         let files = ["App/en.lproj/Localizable.strings", "App/en.lproj/Localizable.stringsdict", "App/de.lproj/Localizable.strings"]

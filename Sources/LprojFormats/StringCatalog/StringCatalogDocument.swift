@@ -58,6 +58,19 @@ public struct StringCatalogDocument: Sendable {
         }
     }
 
+    /// Sets the state of `key`'s text in `language` (its `stringUnit`), the
+    /// text as it is: a translation marked reviewed, or as needing review.
+    public mutating func setState(_ key: String, language: String, to state: TranslationState) throws(TableEditError) {
+        guard root["strings"]?[key]?["localizations"]?[language]?["stringUnit"]?["value"] != nil else {
+            throw TableEditError(path: path, "\"\(key)\" has no text of its own in \(language) to mark \(state.rawValue)")
+        }
+        try updateLocalization(key, language) { (localization: inout CatalogJSON) throws(TableEditError) in
+            try localization.update(["stringUnit"]) { (unit: inout CatalogJSON) throws(TableEditError) in
+                unit.set("state", .string(state.rawValue))
+            }
+        }
+    }
+
     /// Sets one plural form of `key` in `language`: of the substitution
     /// `variable`, or of the localization's own plural variations when nil.
     public mutating func setPluralForm(_ key: String, language: String, variable: String?, category: String, to value: String) throws(TableEditError) {
