@@ -120,13 +120,17 @@ final class Publisher {
         history.append(.init(sequence: sequence, body: body, scope: scope))
         // Made for the first subscription that asks for images, then shared.
         var markedBody: [UInt8]?
-        let gate = readAccess.gate(for: scope)
+        // Made for the first session that does not read everything (none, when every subscriber is root's or the daemon's).
+        var gate: ReadAccess.EventGate??
         for (position, session) in sessions.enumerated() {
             // A thousand sessions are a thousand cold objects: each is asked for a few sessions ahead.
             if position + Self.lookahead < sessions.count {
                 lproj_prefetch_for_write(Unmanaged.passUnretained(sessions[position + Self.lookahead]).toOpaque())
             }
-            if !session.readsEveryUser, let gate, !gate.allows(session.peer) { continue }
+            if !session.readsEveryUser {
+                if gate == nil { gate = .some(readAccess.gate(for: scope)) }
+                if let made = gate!, !made.allows(session.peer) { continue }
+            }
             let (matched, dropped) = session.enqueueEvent(about: scope, body) {
                 guard let image else { return nil }
                 if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }

@@ -69,7 +69,7 @@ final class Session {
     /// requests; drop events).
     var isFull: Bool { queuedBytes + subscriptionBytes >= queueLimit || share?.isFull == true }
 
-    /// Tells the user's share what this session holds now (after every change to the queue or the subscriptions).
+    /// Tells the user's share what this session holds now; called whenever the queue or the subscriptions change.
     private func account() {
         guard let share else { return }
         let holding = queuedBytes + subscriptionBytes
