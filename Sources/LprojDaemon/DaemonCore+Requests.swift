@@ -282,7 +282,7 @@ extension DaemonCore {
                              field: "bundle")
     }
 
-    /// A bundle path from a request, as the served tables names it: under a root
+    /// A bundle path from a request, as `ServedTables` names it: under a root
     /// as configured (links kept: `/srv/app/current/Resources`), or resolved
     /// (links and `..`) and mapped onto the root whose target holds it.
     /// Where the path leads (links resolved) must lie under a root's target:

@@ -288,7 +288,7 @@ public final class DaemonCore {
 
     // MARK: - Publishing
 
-    /// Logs and publishes what the served tables says changed, and notes which checks to run.
+    /// Logs and publishes what `ServedTables` says changed, and notes which checks to run.
     func publish(_ changes: [ServedTables.Change]) {
         for change in changes {
             switch change {

@@ -160,7 +160,7 @@ final class Publisher {
         sessions.contains { session in session.subscriptions.values.contains { $0.matches(scope, app: session.app, missReader: session.missReader) } }
     }
 
-    /// Publishes what the served tables says changed, in its order; a changed
+    /// Publishes what `ServedTables` says changed, in its order; a changed
     /// table's image (for subscriptions that asked) is `served`'s table at its address.
     func publish(_ changes: [ServedTables.Change], served: (TableAddress) -> Table? = { _ in nil }) {
         readAccess.reading { publishEach(changes, served: served) }

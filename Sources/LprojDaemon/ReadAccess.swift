@@ -55,7 +55,7 @@ final class ReadAccess {
         return EventGate(access: self, requirement: requirement).allows(session.peer)
     }
 
-    /// Whether `session` may read the bundle at `path` (as the served tables names it).
+    /// Whether `session` may read the bundle at `path` (as `ServedTables` names it).
     func allows(_ session: Session, bundle path: String) -> Bool {
         allows(session, .bundle(path))
     }
