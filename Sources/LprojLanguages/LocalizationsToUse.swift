@@ -12,10 +12,16 @@
 /// normalized form, else the smallest sum of the two positions at which
 /// their chains meet (one more across languages, and one more for a
 /// localization whose region is not its language's default). The lowest
-/// score wins, the first listed on a tie. Then a better-matching
+/// score wins, the first listed on a tie — except that a name written in
+/// full (`zh_Hant_HK`) wins a tie with its region alias (`zh_HK`), as
+/// `ualoc.h`'s examples choose it for `zh-Hant-MO`. Then a better-matching
 /// preference of the same language may take over (`[fr-CH, fr-CA]` with
 /// `fr-FR` and `fr-CA` gives `fr-CA`), and the result is followed by every
-/// localization on its chain (`en-AU` → `en-GB` → `en`).
+/// localization on its chain (`en-AU` → `en-GB` → `en`). Two rules of
+/// `ualoc.h`'s examples shape that list: a region alias (`zh_HK`) does not
+/// follow its full form (`zh_Hant_HK`), though the full form follows the
+/// alias; and Taiwan's Traditional Chinese follows Hong Kong's only where
+/// there is no `zh_Hant`.
 struct LocalizationsToUse {
     /// The localizations to use, as named in `available`, best first (empty when nothing matches).
     static func choose(preferences: [String], available: [String]) -> [String] {
@@ -41,7 +47,9 @@ struct LocalizationsToUse {
                                 continue
                             }
                             let total = i + j + (preferred[index].language == offered[candidate].language ? 0 : 1)
-                            if total < score { (result, score) = (candidate, total) }
+                            if total < score || (total == score && offered[candidate].outranks(offered, result)) {
+                                (result, score) = (candidate, total)
+                            }
                         }
                     }
                 }
@@ -62,14 +70,15 @@ struct LocalizationsToUse {
         }
         var chosenList = [available[chosen]]
         var previous: String?
+        // Taiwan's Traditional Chinese follows Hong Kong's only where the bundle has no generic Traditional Chinese.
+        let taiwanFollowsHongKong = !offered.contains { $0.normalized == "zh_Hant" }
         for link in offered[chosen].chain(penalizingRegion: true) {
             defer { previous = link }
             if link == previous { continue }
-            for candidate in offered.indices where candidate != chosen {
-                // Hong Kong's chain takes Taiwan's Traditional Chinese too.
-                if (link == "zh_Hant_HK" && offered[candidate].normalized == "zh_Hant_TW") || link == offered[candidate].normalized {
-                    chosenList.append(available[candidate])
-                }
+            let followers = offered.indices.filter { link == offered[$0].normalized }
+                + (taiwanFollowsHongKong && link == "zh_Hant_HK" ? offered.indices.filter { offered[$0].normalized == "zh_Hant_TW" } : [])
+            for candidate in followers where candidate != chosen && !offered[candidate].isAlias(ofFullName: offered[chosen]) {
+                chosenList.append(available[candidate])
             }
         }
         return chosenList
@@ -82,6 +91,18 @@ struct LocalizationsToUse {
         let language: String
         let languageGroup: String
         var hasRegion: Bool { region(of: normalized) != nil }
+
+        /// Whether this name is a region alias (`zh_HK`) of `other`, a localization written in full (`zh_Hant_HK`):
+        /// the same localization, which Apple's lists give only when asked for by the alias.
+        func isAlias(ofFullName other: Locale) -> Bool {
+            normalized == other.normalized && Self.appleAliases[base] != nil && other.base == other.normalized
+        }
+
+        /// On a tie, a name written in full (`zh_Hant_HK`) is chosen over the region alias of the same localization (`zh_HK`).
+        func outranks(_ offered: [Locale], _ current: Int?) -> Bool {
+            guard let current else { return false }
+            return offered[current].isAlias(ofFullName: self)
+        }
 
         init(_ name: String) {
             base = Self.baseName(name)

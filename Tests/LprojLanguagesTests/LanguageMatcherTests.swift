@@ -27,7 +27,7 @@ final class LanguageMatcherTests: XCTestCase {
         XCTAssertEqual(chain("es-MX", penalizing: true), ["es_MX", "es_419", "es"], "es-MX is never penalized")
         XCTAssertEqual(chain("fr-FR", penalizing: true), ["fr_FR", "fr"], "fr's default region")
         XCTAssertEqual(chain("zh-HK"), ["zh_Hant_HK", "zh_HK", "zh_Hant", "zh_TW"], "never zh, which is Simplified")
-        XCTAssertEqual(chain("zh-Hant-MO"), ["zh_Hant_MO", "zh_Hant_HK", "zh_HK", "zh_Hant", "zh_TW"])
+        XCTAssertEqual(chain("zh-Hant-MO"), ["zh_Hant_MO", "zh_Hant_HK", "zh_HK", "zh_Hant", "zh_TW"], "CLDR's Macao → Hong Kong, then Apple's")
         XCTAssertEqual(chain("pt-AO"), ["pt_AO", "pt_PT", "pt"])
         XCTAssertEqual(chain("English"), ["en"])
         XCTAssertEqual(LocalizationsToUse.Locale("English").base, "english")
@@ -136,7 +136,8 @@ final class LanguageMatcherTests: XCTestCase {
         // Chinese: Macao falls back to Hong Kong, Hong Kong to Traditional, Traditional to Taiwan; never to Simplified.
         (["zh-Hant-MO"], ["zh-Hant", "zh-Hant-HK"], ["zh-Hant-HK", "zh-Hant"]),
         (["zh-HK"], ["zh-Hans", "zh-TW"], ["zh-TW"]),
-        (["zh-Hant-HK"], ["zh-Hant-HK", "zh-Hant-TW", "zh-Hant"], ["zh-Hant-HK", "zh-Hant-TW", "zh-Hant"]),
+        (["zh-Hant-HK"], ["zh-Hant-HK", "zh-Hant-TW"], ["zh-Hant-HK", "zh-Hant-TW"]),
+        (["zh-Hant-HK"], ["zh-Hant-HK", "zh-Hant-TW", "zh-Hant"], ["zh-Hant-HK", "zh-Hant"]),
         (["yue-Hant"], ["zh-Hans", "zh-Hant", "zh-HK"], ["zh-HK", "zh-Hant"]),
         // A later preference of the same language that matches exactly takes over a near match with a region.
         (["fr-CH", "fr-CA"], ["fr-FR", "fr-CA"], ["fr-CA"]),
@@ -154,6 +155,39 @@ final class LanguageMatcherTests: XCTestCase {
         // Names as written beat names as normalized; the other name of the same language follows.
         (["en"], ["English", "en"], ["en", "English"]),
     ]
+
+    /// `ualoc.h`'s Chinese block, whole: six sets of lprojs, each preference's list in each.
+    /// Two cells are left out because the header contradicts itself there: it gives `zh_HK` alone for
+    /// `zh-HK` and `zh-MO` in `[zh_CN, zh_TW, zh_HK]`, but `zh_HK, zh_TW` for `zh-HK` in the same set
+    /// with `zh_MO` added, which cannot change a `zh-HK` list; the rule gives `zh_HK, zh_TW` in both.
+    func testUalocHeadersChineseExamples() {
+        let sets = ["zh_CN zh_TW", "zh_CN zh_TW zh_HK", "zh_CN zh_TW zh_HK zh_MO", "zh_Hans zh_Hant zh_Hant_HK",
+                    "zh_CN zh_TW zh_Hans zh_Hant", "zh_CN zh_TW zh_HK zh_Hans zh_Hant zh_Hant_HK"]
+        let rows: [(String, [String?])] = [
+            ("zh", ["zh_CN", "zh_CN", "zh_CN", "zh_Hans", "zh_Hans", "zh_Hans"]),
+            ("zh-Hans", ["zh_CN", "zh_CN", "zh_CN", "zh_Hans", "zh_Hans", "zh_Hans"]),
+            ("zh-Hant", ["zh_TW", "zh_TW", "zh_TW", "zh_Hant", "zh_Hant", "zh_Hant"]),
+            ("zh-Hans-CN", ["zh_CN", "zh_CN", "zh_CN", "zh_Hans", "zh_CN zh_Hans", "zh_CN zh_Hans"]),
+            ("zh-Hans-SG", ["zh_CN", "zh_CN", "zh_CN", "zh_Hans", "zh_Hans", "zh_Hans"]),
+            ("zh-Hant-TW", ["zh_TW", "zh_TW", "zh_TW", "zh_Hant", "zh_TW zh_Hant", "zh_TW zh_Hant"]),
+            ("zh-Hant-HK", ["zh_TW", "zh_HK zh_TW", "zh_HK zh_TW", "zh_Hant_HK zh_Hant", "zh_Hant", "zh_Hant_HK zh_Hant"]),
+            ("zh-Hant-MO", ["zh_TW", "zh_HK zh_TW", "zh_MO zh_HK zh_TW", "zh_Hant_HK zh_Hant", "zh_Hant", "zh_Hant_HK zh_Hant"]),
+            ("zh-Hans-HK", ["zh_CN", "zh_CN", "zh_CN", "zh_Hans", "zh_Hans", "zh_Hans"]),
+            ("zh-CN", ["zh_CN", "zh_CN", "zh_CN", "zh_Hans", "zh_CN zh_Hans", "zh_CN zh_Hans"]),
+            ("zh-SG", ["zh_CN", "zh_CN", "zh_CN", "zh_Hans", "zh_Hans", "zh_Hans"]),
+            ("zh-TW", ["zh_TW", "zh_TW", "zh_TW", "zh_Hant", "zh_TW zh_Hant", "zh_TW zh_Hant"]),
+            ("zh-HK", ["zh_TW", nil, "zh_HK zh_TW", "zh_Hant_HK zh_Hant", "zh_Hant", "zh_HK zh_Hant_HK zh_Hant"]),
+            ("zh-MO", ["zh_TW", nil, "zh_MO zh_HK zh_TW", "zh_Hant_HK zh_Hant", "zh_Hant", "zh_Hant_HK zh_Hant"]),
+        ]
+        for (preference, lists) in rows {
+            for (set, expected) in zip(sets, lists) {
+                guard let expected else { continue }
+                let available = set.split(separator: " ").map(String.init)
+                XCTAssertEqual(LanguageMatcher.match(preferences: [preference], available: available).joined(separator: " "), expected,
+                               "prefer \(preference) from \(set)")
+            }
+        }
+    }
 
     func testApplesOwnMatching() {
         for (preferences, available, expected) in appleCases {
