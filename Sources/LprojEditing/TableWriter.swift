@@ -136,8 +136,10 @@ public struct TableWriter: Sendable {
                 file = try pluralFile(target, variable: variable, category: category)
                 planned = Self.pluralEdit(key, variable: variable, category: category, value: value, development: development)
             case .setVariation:
-                guard let catalog = target.catalog else { throw .invalid(.value, "device variations are written into String Catalogs only") }
-                file = catalog
+                guard let variationFile = target.catalog ?? target.stringsdict else {
+                    throw .invalid(.value, "device variations are written into String Catalogs and .stringsdict files only")
+                }
+                file = variationFile
             case .setState:
                 guard let catalog = target.catalog else { throw .invalid(.value, "a translation's state is kept by String Catalogs only") }
                 file = catalog

@@ -156,8 +156,13 @@ public struct LocalizationImport: Sendable {
                                                  sourceLanguage: file.sourceLanguage, language: language) {
                 refuse(unit.line, "unit \"\(unit.id)\": the translation \(message)")
             }
+            if unitEncoding != .catalog, case .device? = id.steps.first, let entry = current?[id.key], case .text = entry.value {
+                refuse(unit.line, "unit \"\(unit.id)\": \(language) has \"\(id.key)\" as one text, not varied by device; "
+                       + "a device's text goes in an entry of \(StringsDictFile.deviceRuleType)")
+                continue
+            }
             guard let edit = Self.edit(id, value: target, catalog: unitEncoding == .catalog) else {
-                refuse(unit.line, "unit \"\(unit.id)\": a device variation of a .stringsdict is not imported; set it in the file")
+                refuse(unit.line, "unit \"\(unit.id)\": a .stringsdict holds one text per device, not a device's plural forms; set it in the file")
                 continue
             }
             if let category = id.steps.lazy.compactMap({ if case .plural(let category) = $0 { category } else { nil } }).first,
@@ -211,7 +216,7 @@ public struct LocalizationImport: Sendable {
         return nil
     }
 
-    /// The edit that writes `value` at `id`; nil for a device variation outside a String Catalog.
+    /// The edit that writes `value` at `id`; nil for a path a `.stringsdict` cannot hold (a device's plural forms).
     static func edit(_ id: TransUnitID, value: String, catalog: Bool) -> TableEdit? {
         switch id.steps.count {
         case 0:
@@ -222,6 +227,9 @@ public struct LocalizationImport: Sendable {
         case 2 where { if case .substitution = id.steps[0], case .plural = id.steps[1] { true } else { false } }():
             guard case .substitution(let variable) = id.steps[0], case .plural(let category) = id.steps[1] else { return nil }
             return .setPluralForm(key: id.key, variable: variable, category: category, value: value, valueType: nil)
+        case 1 where { if case .device = id.steps[0] { true } else { false } }():
+            guard case .device(let device) = id.steps[0] else { return nil }
+            return .setVariation(key: id.key, path: ["device", device], value: value)
         default:
             guard catalog else { return nil }
             return .setVariation(key: id.key, path: id.steps.flatMap { step -> [String] in

@@ -122,7 +122,10 @@ public struct TransUnitID: Hashable, Sendable {
         let parts = id.dropFirst().components(separatedBy: ":dict/")
         guard parts.count >= 2 else { return false }
         let last = parts[parts.count - 1], previous = parts[parts.count - 2]
-        if last == ":string" || last == "" { return !Variants.pluralCategories.contains(previous) && previous != "NSStringLocalizedFormatKey" }
+        if last == ":string" || last == "" {
+            let isDevice = parts.count >= 3 && parts[parts.count - 3] == StringsDictFile.deviceRuleType
+            return !Variants.pluralCategories.contains(previous) && previous != "NSStringLocalizedFormatKey" && !isDevice
+        }
         return last.hasPrefix("NSStringFormat") || previous.hasPrefix("NSStringFormat")
     }
 

@@ -107,7 +107,7 @@ public enum TableEdit: Hashable, Sendable {
     }
 
     private static func pluralInStrings(_ path: String) -> TableEditError {
-        TableEditError(path: path, "a .strings file holds no plural forms (they go in the table's .stringsdict)")
+        TableEditError(path: path, "a .strings file holds no plural forms or device variations (they go in the table's .stringsdict)")
     }
 
     // MARK: - .stringsdict
@@ -147,8 +147,16 @@ public enum TableEdit: Hashable, Sendable {
             } else {
                 try document.setString(value, at: [key, variable, category])
             }
-        case .setVariation:
-            throw Self.variationOutsideCatalog(path)
+        case .setVariation(let key, let variation, let value):
+            let device = try Self.stringsDictDevice(variation, key: key, file: path)
+            if document.dictionary(at: [key]) == nil {
+                try document.insert(key: key, value: .dictionary([(StringsDictFile.deviceRuleType, .dictionary([(device, .string(value))]))]),
+                                    into: [])
+            } else if document.dictionary(at: [key, StringsDictFile.deviceRuleType]) != nil {
+                try document.setString(value, at: [key, StringsDictFile.deviceRuleType, device])
+            } else {
+                throw Self.notDeviceSpecific(key, path: path)
+            }
         case .setState:
             throw Self.stateOutsideCatalog(path)
         case .remove(let key):
@@ -159,9 +167,20 @@ public enum TableEdit: Hashable, Sendable {
         return document.text
     }
 
-    private static func variationOutsideCatalog(_ path: String) -> TableEditError {
-        TableEditError(path: path, "device variations are written into String Catalogs only")
+    /// The device a `.stringsdict` variation names: a device's own text (`["device", "mac"]`), as the format holds them.
+    private static func stringsDictDevice(_ variation: [String], key: String, file: String) throws(TableEditError) -> String {
+        guard variation.count == 2, variation[0] == "device", Variants.devices.contains(variation[1]) else {
+            throw TableEditError(path: file, "a .stringsdict varies \"\(key)\" by device only, one text per device "
+                                 + "(\(Variants.devices.sorted().joined(separator: ", "))): \(variation.joined(separator: "."))")
+        }
+        return variation[1]
     }
+
+    private static func notDeviceSpecific(_ key: String, path: String) -> TableEditError {
+        TableEditError(path: path, "entry \"\(key)\" is not device-specific here (it has a \(StringsDictFile.formatKey)); "
+                       + "a device's text goes in an entry of \(StringsDictFile.deviceRuleType)")
+    }
+
 
     // MARK: - Binary property lists
 
@@ -190,8 +209,14 @@ public enum TableEdit: Hashable, Sendable {
             rule[category] = value
             entry[variable] = rule
             root[key] = entry
-        case .setVariation:
-            throw Self.variationOutsideCatalog(path)
+        case .setVariation(let key, let variation, let value):
+            guard isStringsDict else { throw Self.pluralInStrings(path) }
+            let device = try Self.stringsDictDevice(variation, key: key, file: path)
+            var entry = root[key] as? [String: Any] ?? [StringsDictFile.deviceRuleType: [String: Any]()]
+            guard var devices = entry[StringsDictFile.deviceRuleType] as? [String: Any] else { throw Self.notDeviceSpecific(key, path: path) }
+            devices[device] = value
+            entry[StringsDictFile.deviceRuleType] = devices
+            root[key] = entry
         case .setState:
             throw Self.stateOutsideCatalog(path)
         case .remove(let key):

@@ -218,6 +218,33 @@ final class TableEditTests: XCTestCase {
         }
     }
 
+    /// A `.stringsdict` device variation: a new entry, a device added to one, and the same in a binary file (re-encoded);
+    /// an entry held as a format, a device's plural forms and an unknown device are refused.
+    func testAStringsDictTakesADevicesText() throws {
+        let edit = TableEdit.setVariation(key: "tap", path: ["device", "mac"], value: "Click")
+        var output = try edit.apply(to: nil, format: .stringsdict, path: "t.stringsdict", language: nil)
+        output = try TableEdit.setVariation(key: "tap", path: ["device", "iphone"], value: "Tap & hold")
+            .apply(to: output, format: .stringsdict, path: "t.stringsdict", language: nil)
+        XCTAssertEqual(StringsDictFile(bytes: output, path: "t.stringsdict").table["tap"]?.value,
+                       .device(["mac": .text("Click"), "iphone": .text("Tap & hold")]))
+        let binary = try PropertyListSerialization.data(fromPropertyList: ["tap": ["NSStringDeviceSpecificRuleType": ["mac": "Click"]]],
+                                                        format: .binary, options: 0)
+        let edited = try TableEdit.setVariation(key: "tap", path: ["device", "ipad"], value: "Tap")
+            .apply(to: Array(binary), format: .stringsdict, path: "b.stringsdict", language: nil)
+        XCTAssertEqual(StringsDictFile(bytes: edited, path: "b.stringsdict").table["tap"]?.value, .device(["mac": .text("Click"), "ipad": .text("Tap")]))
+        let plain = try TableEdit.setPluralForm(key: "files", variable: "n", category: "other", value: "%d files", valueType: nil)
+            .apply(to: nil, format: .stringsdict, path: "t.stringsdict", language: nil)
+        for (refused, message) in [
+            (TableEdit.setVariation(key: "files", path: ["device", "mac"], value: "x"), "entry \"files\" is not device-specific here"),
+            (TableEdit.setVariation(key: "tap", path: ["device", "mac", "plural", "one"], value: "x"), "by device only, one text per device"),
+            (TableEdit.setVariation(key: "tap", path: ["device", "toaster"], value: "x"), "by device only, one text per device"),
+        ] {
+            XCTAssertThrowsError(try refused.apply(to: plain, format: .stringsdict, path: "t.stringsdict", language: nil)) {
+                XCTAssertTrue("\($0)".contains(message), "\($0)")
+            }
+        }
+    }
+
     func testANewStringsDictEntryIsWrittenInTheFilesIndentation() throws {
         let text = """
             <?xml version="1.0" encoding="UTF-8"?>

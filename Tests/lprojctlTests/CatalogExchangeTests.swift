@@ -327,6 +327,68 @@ final class CatalogExchangeTests: XCTestCase {
         XCTAssertEqual((rules["files"]?["n"] as? [String: String])?["NSStringFormatValueTypeKey"], "d")
     }
 
+    /// A `.stringsdict`'s device variations import as they export: each device's text into the language's file (made when
+    /// missing, edited in place when there), every other byte kept; a device's text for an entry the file holds as a
+    /// plain format is refused at its line, nothing written.
+    func testAStringsDictsDeviceVariationsImport() throws {
+        func deviceRules(_ forms: [(String, String)], plain: Bool = false) -> String {
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0">
+            <dict>
+            \t<key>tap</key>
+            \t<dict>
+            \t\t<key>\(plain ? "NSStringLocalizedFormatKey" : "NSStringDeviceSpecificRuleType")</key>
+            \(plain ? "\t\t<string>Tippen</string>" : "\t\t<dict>\n" + forms.map { "\t\t\t<key>\($0)</key>\n\t\t\t<string>\($1)</string>\n" }.joined() + "\t\t</dict>")
+            \t</dict>
+            </dict>
+            </plist>
+
+            """
+        }
+        try directory.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home\";\n")
+        try directory.write("App/en.lproj/Localizable.stringsdict", deviceRules([("iphone", "Tap to start"), ("mac", "Click to start")]))
+        try directory.write("App/de.lproj/Localizable.strings", "\"home_title\" = \"Start\";\n")
+        let export = try lprojctl(["catalog", "export", "--bundle", "App", "--output", "out"], in: directory.url)
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let xliff = root + "/out/de.xcloc/Localized Contents/de.xliff"
+        let units = try toolkitUnits(xliff).filter { $0.id.hasPrefix("/tap") }
+        XCTAssertEqual(units.map(\.id), ["/tap:dict/NSStringDeviceSpecificRuleType:dict/iphone:dict/:string",
+                                          "/tap:dict/NSStringDeviceSpecificRuleType:dict/mac:dict/:string"])
+        var text = try String(contentsOfFile: xliff, encoding: .utf8)
+        for (source, target) in [("Tap to start", "Zum Starten tippen"), ("Click to start", "Zum Starten klicken")] {
+            text = text.replacingOccurrences(of: "<source>\(source)</source>", with: "<source>\(source)</source>\n<target>\(target)</target>")
+        }
+        try text.write(toFile: xliff, atomically: true, encoding: .utf8)
+        let imported = try lprojctl(["catalog", "import", "out/de.xcloc"], in: directory.url)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stdout.contains("App/en.lproj/Localizable.stringsdict (de): 2 added, 0 changed, 0 unchanged"), imported.stdout)
+        let made = root + "/App/de.lproj/Localizable.stringsdict"
+        let rules = try XCTUnwrap(PropertyListSerialization.propertyList(from: Data(contentsOf: URL(fileURLWithPath: made)), format: nil)
+            as? [String: [String: [String: String]]])
+        XCTAssertEqual(rules["tap"]?["NSStringDeviceSpecificRuleType"], ["iphone": "Zum Starten tippen", "mac": "Zum Starten klicken"])
+
+        // One device's text changed in a file written by hand: that string changes, every other byte stays.
+        try directory.write("App/de.lproj/Localizable.stringsdict", deviceRules([("iphone", "Tippen"), ("mac", "Klicken")]))
+        text = text.replacingOccurrences(of: "Zum Starten tippen", with: "Tippen")
+        try text.write(toFile: xliff, atomically: true, encoding: .utf8)
+        let edited = try lprojctl(["catalog", "import", "out/de.xcloc"], in: directory.url)
+        XCTAssertEqual(edited.status, 0, edited.stderr)
+        XCTAssertTrue(edited.stdout.contains("(de): 0 added, 1 changed, 1 unchanged"), edited.stdout)
+        XCTAssertEqual(try String(contentsOfFile: made, encoding: .utf8),
+                       deviceRules([("iphone", "Tippen"), ("mac", "Zum Starten klicken")]))
+
+        // The language's file holds the entry as a plain format: refused, nothing written.
+        let plain = deviceRules([], plain: true)
+        try directory.write("App/de.lproj/Localizable.stringsdict", plain)
+        let refused = try lprojctl(["catalog", "import", "out/de.xcloc"], in: directory.url)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("de.xliff:19:1: error: unit \"/tap:dict/NSStringDeviceSpecificRuleType:dict/iphone:dict/:string\": de has \"tap\" as one text, not varied by device"), refused.stderr)
+        XCTAssertTrue(refused.stderr.hasSuffix("nothing was written\n"), refused.stderr)
+        XCTAssertEqual(try String(contentsOfFile: made, encoding: .utf8), plain)
+    }
+
     func testALocalizationNamedLikeAPathIsAnErrorAndCompileWritesNothingOutsideItsOutput() throws {
         let catalog = """
             {
