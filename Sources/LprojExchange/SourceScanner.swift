@@ -1,21 +1,40 @@
+import Foundation
+
 /// Finds the localized keys Swift and Objective-C sources use — what
-/// `genstrings` finds, read without compiling or running anything:
+/// Xcode's extraction and `genstrings` find — read without compiling or
+/// running anything.
 ///
-/// - `NSLocalizedString("key", tableName: "T", …)` and `NSLocalizedString(@"key", …)`;
-///   `NSLocalizedStringFromTable(@"key", @"T", …)`, `…FromTableInBundle`,
-///   `NSLocalizedStringWithDefaultValue(@"key", @"T", …)`;
-/// - `String(localized: "key", table: "T")`, `LocalizedStringKey("key")`,
-///   `LocalizedStringResource("key", table: "T")`, SwiftUI's `Text("key")`
-///   (not `Text(verbatim:)`);
-/// - `bundle.localizedString(forKey: "key", value: …, table: "T")` and
-///   `[bundle localizedStringForKey:@"key" value:… table:@"T"]`;
-/// - macros named by the caller: `RDLocalizedString(@"key")`.
+/// Swift: a string literal is a key where it is given a localizable type
+/// (`LocalizedStringKey`, `LocalizedStringResource`,
+/// `String.LocalizationValue`, App Intents' types), as the compiler gives
+/// it and Xcode extracts it:
 ///
-/// String literals are read as the compiler reads them: escapes (`\"`,
-/// `\n`, `\u{e9}`), raw strings (`#"…"#`), multi-line strings (`"""`);
-/// an interpolation `\(…)` becomes `%@`, as `LocalizedStringKey` makes it.
-/// Comments (nested ones in Swift) and string literals that only look like
-/// calls are skipped; a call may span lines.
+/// - an argument at one of `LocalizablePositions` — SwiftUI's `Text("key")`,
+///   `Button`, `Toggle`, `.navigationTitle`, `.alert` …, `String(localized:)`,
+///   `LocalizedStringResource("key", table:)`, `@Parameter(title:)` … —, or
+///   of a function or initializer the sources declare with a parameter of
+///   a localizable type (`RenameView("key", …)`), or one the user names;
+/// - the value of a declaration of a localizable type (`static var title:
+///   LocalizedStringResource = "key"`, an array of them, a parameter's
+///   default), what a function or computed property of that type returns
+///   (`return "key"`, a `switch` whose cases are literals), a value
+///   assigned to a name declared with that type;
+/// - each branch of a `?:` or `??` there.
+///
+/// An interpolation becomes the specifier its type makes (`\(count)` of an
+/// `Int` → `%lld`, a `Double` → `%lf`, `\(x, specifier: "%.1f")` → `%.1f`,
+/// anything else `%@`), as `LocalizedStringKey` makes it; a `%` beside one
+/// becomes `%%`. A name's type is what its declaration in the sources
+/// writes, the file's own first.
+///
+/// Both languages: `NSLocalizedString("key", tableName:, comment:)` and
+/// `NSLocalizedString(@"key", …)`, `NSLocalizedStringFromTable(@"key",
+/// @"T", …)`, `…FromTableInBundle`, `NSLocalizedStringWithDefaultValue`,
+/// `bundle.localizedString(forKey:value:table:)`, `[bundle
+/// localizedStringForKey:@"key" value:… table:@"T"]`, and macros the
+/// caller names. Literals are read as the compiler reads them (escapes,
+/// raw and multi-line strings); comments, and literals that only look like
+/// calls, are skipped; a call may span lines.
 public struct SourceScanner: Sendable {
     /// A key used in a source file.
     public struct Use: Equatable, Sendable {
@@ -30,8 +49,11 @@ public struct SourceScanner: Sendable {
         /// Of the key's literal: 1-based.
         public var line: Int
         public var column: Int
+        /// Why the literal is a key: the position (`Button:_`), or the declaration that types it.
+        public var reason: String
 
-        public init(key: String, table: String?, comment: String? = nil, defaultValue: String? = nil, file: String, line: Int, column: Int) {
+        public init(key: String, table: String?, comment: String? = nil, defaultValue: String? = nil, file: String, line: Int, column: Int,
+                    reason: String = "") {
             self.key = key
             self.table = table
             self.comment = comment
@@ -39,332 +61,413 @@ public struct SourceScanner: Sendable {
             self.file = file
             self.line = line
             self.column = column
+            self.reason = reason
         }
+    }
+
+    /// A string literal that is not a key, where it is: for saying why a key is not found.
+    public struct Literal: Equatable, Sendable {
+        public var text: String
+        public var file: String
+        public var line: Int
+        public var column: Int
+    }
+
+    /// What the sources use, and the literals that are not keys.
+    public struct Scan: Sendable {
+        public var uses: [Use] = []
+        public var otherLiterals: [Literal] = []
     }
 
     /// Names of macros that take a key first (`--macro`).
     public var macros: Set<String>
+    /// Where a literal is a key: Apple's APIs, and the user's.
+    public var positions: LocalizablePositions
 
-    public init(macros: Set<String> = []) {
+    public init(macros: Set<String> = [], positions: LocalizablePositions = .apple) {
         self.macros = macros
+        self.positions = positions
     }
 
-    /// The keys `text` (the source of `file`) uses, in order.
+    /// The keys `text` (the source of `file`) uses, in order, reading that file's declarations only.
     public func uses(in text: String, file: String) -> [Use] {
-        var lexer = Lexer(text: text)
-        let tokens = lexer.tokens()
-        var uses: [Use] = []
-        var index = 0
-        func string(at position: Int) -> Token? {
-            guard position >= 0, position < tokens.count, case .string = tokens[position].kind else { return nil }
-            return tokens[position]
+        scan([(text, file)]).uses
+    }
+
+    /// The keys a project's sources use, in order: each Swift file's declarations are read first, so that a
+    /// call in one file of a function another declares counts.
+    public func scan(_ sources: [(text: String, file: String)]) -> Scan {
+        let files = sources.map { (tokens: Self.tokens(of: $0.text), file: $0.file) }
+        var project = SourceDeclarations()
+        var own: [SourceDeclarations] = []
+        for source in files {
+            var declarations = SourceDeclarations()
+            if source.file.hasSuffix(".swift") { declarations.read(source.tokens) }
+            own.append(declarations)
+            project.merge(declarations)
         }
-        func isPunctuation(_ position: Int, _ character: Character) -> Bool {
-            position >= 0 && position < tokens.count && tokens[position].kind == Token.Kind.punctuation(character)
+        var scan = Scan()
+        for (index, source) in files.enumerated() {
+            var reader = FileReader(tokens: source.tokens, file: source.file, scanner: self, project: project, own: own[index])
+            reader.read()
+            scan.uses += reader.uses
+            scan.otherLiterals += reader.otherLiterals
         }
-        func isIdentifier(_ position: Int, _ name: String) -> Bool {
-            position >= 0 && position < tokens.count && tokens[position].kind == Token.Kind.identifier(name)
-        }
-        /// The string after `label:` within the call that opens at `open` (a `(` or `[`), before it closes.
-        func labelled(_ label: String, from open: Int) -> String? {
-            var depth = 0
-            var position = open
-            while position < tokens.count {
-                switch tokens[position].kind {
-                case .punctuation("("), .punctuation("["): depth += 1
-                case .punctuation(")"), .punctuation("]"):
-                    depth -= 1
-                    if depth == 0 { return nil }
-                case .identifier(let name) where name == label && depth == 1 && isPunctuation(position + 1, ":"):
-                    if let literal = string(at: position + 2), case .string(let value) = literal.kind { return value }
-                default: break
-                }
-                position += 1
+        return scan
+    }
+
+    static func tokens(of text: String) -> [SourceToken] {
+        var lexer = SourceLexer(text: text)
+        return lexer.tokens()
+    }
+
+    /// The specifier an interpolation's expression makes in a key, as `LocalizedStringKey` and
+    /// `String.LocalizationValue` make it: by the type of what it interpolates.
+    static func specifier(for expression: String, type: (String) -> String?) -> String {
+        let wrapped = Self.tokens(of: "(" + expression + ")")
+        let arguments = SourceCall.arguments(wrapped, open: 0)
+        if arguments.count > 1 {
+            // `\(value, specifier: "%.2f")` writes its own; `\(date, style: .date)`, `\(x, format: …)` are objects.
+            if let given = arguments.first(where: { $0.label == "specifier" }), let literal = wrapped.at(given.value)?.literal {
+                return literal.plain
             }
-            return nil
+            return "%@"
         }
-        /// The `n`th plain argument (0-based, split at top-level commas) of the call that opens at `open`, when it is a string.
-        func argument(_ n: Int, from open: Int) -> String? {
-            var depth = 0, commas = 0
-            var position = open
-            while position < tokens.count {
-                switch tokens[position].kind {
-                case .punctuation("("), .punctuation("["), .punctuation("{"): depth += 1
-                case .punctuation(")"), .punctuation("]"), .punctuation("}"):
-                    depth -= 1
-                    if depth == 0 { return nil }
-                case .punctuation(",") where depth == 1:
-                    commas += 1
-                case .string(let value) where depth == 1 && commas == n && (isPunctuation(position - 1, "(") || isPunctuation(position - 1, ",")):
-                    return value
-                default: break
-                }
-                position += 1
-            }
-            return nil
+        let tokens = Array(wrapped.dropFirst().dropLast())
+        guard let first = tokens.first else { return "%@" }
+        if tokens.count == 1, case .number(let number) = first.kind {
+            return SourceDeclarations.isFraction(number) ? "%lf" : "%lld"
         }
-        func record(_ literal: Token, table: String?, comment: String? = nil, value: String? = nil) {
-            guard case .string(let key) = literal.kind else { return }
-            uses.append(Use(key: key, table: table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 },
-                            comment: comment.flatMap { $0.isEmpty ? nil : $0 }, defaultValue: value.flatMap { $0 == key ? nil : $0 },
-                            file: file, line: literal.line, column: literal.column))
+        // A conversion: `Int(x)`, `Double(y)`.
+        if let name = first.identifier, tokens.at(1)?.isPunctuation("(") == true, SourceCall.close(tokens, of: 1) == tokens.count - 1,
+           let specifier = specifiers[name] {
+            return specifier
         }
-        while index < tokens.count {
-            defer { index += 1 }
-            guard case .identifier(let name) = tokens[index].kind else { continue }
-            // Not a method of that name on something else (`x.Text(`), except where that is the form (`bundle.localizedString(`).
-            let afterDot = isPunctuation(index - 1, ".")
-            let open = index + 1
-            switch name {
-            case "NSLocalizedString" where isPunctuation(open, "(") && !afterDot:
-                // Swift labels its arguments; Objective-C's macro takes (key, comment).
-                if let literal = string(at: open + 1) {
-                    record(literal, table: labelled("tableName", from: open),
-                           comment: labelled("comment", from: open) ?? argument(1, from: open), value: labelled("value", from: open))
-                }
-            case "NSLocalizedStringFromTable", "NSLocalizedStringFromTableInBundle", "NSLocalizedStringWithDefaultValue":
-                guard isPunctuation(open, "("), !afterDot, let literal = string(at: open + 1) else { continue }
-                switch name {
-                case "NSLocalizedStringFromTable": record(literal, table: argument(1, from: open), comment: argument(2, from: open))
-                case "NSLocalizedStringFromTableInBundle": record(literal, table: argument(1, from: open), comment: argument(3, from: open))
-                default: record(literal, table: argument(1, from: open), comment: argument(4, from: open), value: argument(3, from: open))
-                }
-            case "String" where isPunctuation(open, "(") && isIdentifier(open + 1, "localized") && isPunctuation(open + 2, ":"):
-                if let literal = string(at: open + 3) {
-                    record(literal, table: labelled("table", from: open), comment: labelled("comment", from: open),
-                           value: labelled("defaultValue", from: open))
-                }
-            case "LocalizedStringKey", "LocalizedStringResource", "Text":
-                guard isPunctuation(open, "("), !afterDot, let literal = string(at: open + 1) else { continue }
-                record(literal, table: labelled("table", from: open) ?? labelled("tableName", from: open), comment: labelled("comment", from: open),
-                       value: labelled("defaultValue", from: open))
-            case "localizedString" where afterDot && isPunctuation(open, "(") && isIdentifier(open + 1, "forKey") && isPunctuation(open + 2, ":"):
-                if let literal = string(at: open + 3) { record(literal, table: labelled("table", from: open), value: labelled("value", from: open)) }
-            case "localizedStringForKey" where isPunctuation(open, ":"):
-                // Objective-C: the message's bracket is the call.
-                var bracket = index - 1
-                var depth = 0
-                while bracket >= 0 {
-                    if tokens[bracket].kind == Token.Kind.punctuation("]") { depth += 1 }
-                    if tokens[bracket].kind == Token.Kind.punctuation("[") {
-                        if depth == 0 { break }
-                        depth -= 1
-                    }
-                    bracket -= 1
-                }
-                if let literal = string(at: open + 1) {
-                    record(literal, table: bracket >= 0 ? labelled("table", from: bracket) : nil, value: bracket >= 0 ? labelled("value", from: bracket) : nil)
+        // A name or a member path: `count`, `self.count`, `bottle.settings.name`.
+        let isPath = tokens.enumerated().allSatisfy { offset, token in offset % 2 == 0 ? token.identifier != nil : token.isPunctuation(".") }
+        guard isPath, tokens.count % 2 == 1, let last = tokens.last?.identifier else { return "%@" }
+        if last == "count", tokens.count > 1 { return "%lld" }
+        return type(last).flatMap { specifiers[$0] } ?? "%@"
+    }
+
+    /// `LocalizedStringKey.StringInterpolation`'s specifiers by type; any other type is an object, `%@`.
+    static let specifiers: [String: String] = [
+        "Int": "%lld", "Int64": "%lld", "Int32": "%d", "Int16": "%d", "Int8": "%d",
+        "UInt": "%llu", "UInt64": "%llu", "UInt32": "%u", "UInt16": "%u", "UInt8": "%u",
+        "Double": "%lf", "CGFloat": "%lf", "TimeInterval": "%lf", "Float": "%f",
+    ]
+}
+
+extension SourceDeclarations {
+    mutating func merge(_ other: SourceDeclarations) {
+        for (callee, labels) in other.positions.labels {
+            for label in labels { try? positions.add(callee + ":" + label) }
+        }
+        types.merge(other.types) { $0.union($1) }
+    }
+}
+
+/// One file's uses, read from its tokens.
+private struct FileReader {
+    let tokens: [SourceToken]
+    let file: String
+    let scanner: SourceScanner
+    let project: SourceDeclarations
+    let own: SourceDeclarations
+    var uses: [SourceScanner.Use] = []
+    var otherLiterals: [SourceScanner.Literal] = []
+    private var counted: Set<Int> = []
+
+    init(tokens: [SourceToken], file: String, scanner: SourceScanner, project: SourceDeclarations, own: SourceDeclarations) {
+        self.tokens = tokens
+        self.file = file
+        self.scanner = scanner
+        self.project = project
+        self.own = own
+    }
+
+    mutating func read() {
+        let swift = file.hasSuffix(".swift")
+        for index in tokens.indices {
+            switch tokens[index].kind {
+            case .identifier(let name):
+                if !readFoundationForm(name, at: index), swift { readSwiftPosition(name, at: index) }
+            case .punctuation(":") where swift:
+                readTypedDeclaration(colon: index)
+            case .punctuation("-") where swift && tokens.at(index + 1)?.isPunctuation(">") == true:
+                // `-> LocalizedStringKey {`: what the function returns.
+                if let type = SourceDeclarations.typeName(tokens, from: index + 2), LocalizablePositions.types.contains(type),
+                   let open = bodyOpen(after: index + 2) {
+                    readReturns(body: open, reason: "returned as \(type)")
                 }
             default:
-                if macros.contains(name), isPunctuation(open, "("), !afterDot, let literal = string(at: open + 1) {
-                    record(literal, table: nil, comment: argument(1, from: open))
+                break
+            }
+        }
+        for (index, token) in tokens.enumerated() where !counted.contains(index) {
+            if let literal = token.literal { otherLiterals.append(.init(text: literal.plain, file: file, line: token.line, column: token.column)) }
+        }
+    }
+
+    // MARK: - Positions
+
+    /// A call at a localizable position: `Button("key")`, `.help("key")`, `@Parameter(title: "key")`, `RenameView("key", …)`.
+    private mutating func readSwiftPosition(_ name: String, at index: Int) {
+        guard tokens.at(index + 1)?.isPunctuation("(") == true else { return }
+        let prefix = tokens.at(index - 1)?.isPunctuation(".") == true ? "." : tokens.at(index - 1)?.isPunctuation("@") == true ? "@" : ""
+        // `x.Text(` is a method of that name on something else; `SwiftUI.Text(` is the type.
+        if prefix == ".", scanner.positions.labels["." + name] == nil, project.positions.labels[name] == nil,
+           tokens.at(index - 2)?.identifier != "SwiftUI" {
+            return
+        }
+        let open = index + 1
+        let callee = prefix == "." && scanner.positions.labels["." + name] == nil ? name : prefix + name
+        var unlabelled = 0
+        for argument in SourceCall.arguments(tokens, open: open) {
+            // Only the first unlabelled argument is `_`: a second one is never a title.
+            var label = argument.label
+            if label == "_" {
+                unlabelled += 1
+                if unlabelled > 1 { label = "_\(unlabelled)" }
+            }
+            guard scanner.positions.takes(callee, label) || project.positions.takes(name, label) else { continue }
+            let reason = "\(prefix)\(name)(\(label == "_" ? "" : label + ":"))"
+            for literal in literals(in: argument.value..<argument.range.upperBound) {
+                record(literal, table: labelled("table", from: open) ?? labelled("tableName", from: open), comment: labelled("comment", from: open),
+                       value: labelled("defaultValue", from: open), reason: reason)
+            }
+        }
+    }
+
+    /// `name: Type = value` (a declaration or a parameter's default), `var name: Type { … }`: literals given a localizable type.
+    private mutating func readTypedDeclaration(colon: Int) {
+        var index = colon + 1
+        let typeName: String
+        let collection: Bool
+        if tokens.at(index)?.isPunctuation("[") == true {
+            // `[LocalizedStringResource]`, `[Case: DisplayRepresentation]`: the elements, not the keys.
+            let close = SourceCall.close(tokens, of: index)
+            guard let element = tokens[(index + 1)..<min(close, tokens.count)].compactMap(\.identifier)
+                .first(where: { LocalizablePositions.types.contains($0) }) else { return }
+            (typeName, collection) = ("[\(element)]", true)
+            index = close + 1
+        } else {
+            guard let type = SourceDeclarations.typeName(tokens, from: index), LocalizablePositions.types.contains(type) else { return }
+            (typeName, collection) = (type, false)
+            index = SourceDeclarations.typeEnd(tokens, from: index)
+        }
+        while tokens.at(index)?.isPunctuation("?") == true || tokens.at(index)?.isPunctuation("!") == true { index += 1 }
+        if !collection, tokens.at(index)?.isPunctuation("{") == true, tokens.at(colon - 2)?.identifier == "var" {
+            readReturns(body: index, reason: "returned as \(typeName)")
+            return
+        }
+        guard tokens.at(index)?.isPunctuation("=") == true, tokens.at(index + 1)?.isPunctuation("=") != true else { return }
+        let end = statementEnd(from: index + 1)
+        for literal in literals(in: (index + 1)..<end, inCollection: collection) {
+            record(literal, table: nil, comment: nil, value: nil, reason: "a \(typeName) declaration")
+        }
+    }
+
+    /// The literals a body returns: its single expression, each `return`'s, each `case`'s single expression.
+    private mutating func readReturns(body open: Int, reason: String) {
+        let close = SourceCall.close(tokens, of: open)
+        let inside = (open + 1)..<min(close, tokens.count)
+        let statements = inside.filter { ["return", "switch", "if", "guard", "let", "var", "for", "while"].contains(tokens[$0].identifier) }
+        if statements.isEmpty {
+            for literal in literals(in: inside) { record(literal, table: nil, comment: nil, value: nil, reason: reason) }
+            return
+        }
+        for index in inside {
+            if tokens[index].identifier == "return" {
+                for literal in literals(in: (index + 1)..<min(statementEnd(from: index + 1), close)) {
+                    record(literal, table: nil, comment: nil, value: nil, reason: reason)
+                }
+            } else if tokens[index].isPunctuation(":"), tokens.at(index + 1)?.literal != nil, isCaseLabel(colon: index) {
+                for literal in literals(in: (index + 1)..<min(statementEnd(from: index + 1), close)) {
+                    record(literal, table: nil, comment: nil, value: nil, reason: reason)
                 }
             }
         }
-        return uses
     }
 
-    // MARK: - Tokens
-
-    struct Token: Equatable {
-        enum Kind: Equatable {
-            case identifier(String)
-            /// A string literal's value (Swift's, or Objective-C's `@"…"`).
-            case string(String)
-            case punctuation(Character)
-        }
-
-        var kind: Kind
-        var line: Int
-        var column: Int
-    }
-
-    /// Swift and Objective-C source as identifiers, string literals and
-    /// punctuation; comments, numbers and spaces dropped.
-    struct Lexer {
-        let scalars: [Unicode.Scalar]
-        var position = 0
-        var line = 1
-        var column = 1
-
-        init(text: String) {
-            scalars = Array(text.unicodeScalars)
-        }
-
-        mutating func tokens() -> [Token] {
-            var tokens: [Token] = []
-            while position < scalars.count {
-                let scalar = scalars[position]
-                let (startLine, startColumn) = (line, column)
-                if scalar == "/" && peek(1) == "/" {
-                    while position < scalars.count && scalars[position] != "\n" { advance() }
-                } else if scalar == "/" && peek(1) == "*" {
-                    skipBlockComment()
-                } else if scalar == "\"" || (scalar == "#" && rawStringFollows()) {
-                    if let value = readString() { tokens.append(Token(kind: .string(value), line: startLine, column: startColumn)) }
-                } else if scalar == "@" && peek(1) == "\"" {
-                    advance()
-                    if let value = readString() { tokens.append(Token(kind: .string(value), line: startLine, column: startColumn)) }
-                } else if scalar == "'" {
-                    // A C character literal: skipped whole (`'"'` must not open a string).
-                    advance()
-                    while position < scalars.count && scalars[position] != "'" && scalars[position] != "\n" {
-                        if scalars[position] == "\\" { advance() }
-                        advance()
-                    }
-                    advance()
-                } else if scalar.properties.isXIDStart || scalar == "_" || scalar == "$" {
-                    var name = String.UnicodeScalarView()
-                    while position < scalars.count, scalars[position].properties.isXIDContinue || scalars[position] == "$" {
-                        name.append(scalars[position])
-                        advance()
-                    }
-                    tokens.append(Token(kind: .identifier(String(name)), line: startLine, column: startColumn))
-                } else if scalar.properties.isWhitespace || scalar.properties.numericType != nil {
-                    advance()
-                } else {
-                    tokens.append(Token(kind: .punctuation(Character(scalar)), line: startLine, column: startColumn))
-                    advance()
-                }
+    /// Whether the `:` at `colon` ends a `case …:` or `default:` label.
+    private func isCaseLabel(colon: Int) -> Bool {
+        var index = colon - 1
+        while index >= 0, tokens[index].line == tokens[colon].line {
+            if tokens[index].identifier == "default" && index == colon - 1 { return true }
+            if tokens[index].identifier == "case", index == 0 || tokens[index - 1].line != tokens[index].line || tokens[index - 1].isPunctuation(";") {
+                return true
             }
-            return tokens
+            index -= 1
         }
+        return false
+    }
 
-        private func peek(_ offset: Int) -> Unicode.Scalar? {
-            position + offset < scalars.count ? scalars[position + offset] : nil
+    /// The `{` that opens the body after a return type at `index`.
+    private func bodyOpen(after index: Int) -> Int? {
+        var position = index
+        while position < tokens.count, position < index + 12 {
+            if tokens[position].isPunctuation("{") { return position }
+            if tokens[position].isPunctuation("}") || tokens[position].isPunctuation("=") { return nil }
+            position += 1
         }
+        return nil
+    }
 
-        private mutating func advance() {
-            guard position < scalars.count else { return }
-            if scalars[position] == "\n" {
-                line += 1
-                column = 1
-            } else {
-                column += 1
+    /// Where the expression that starts at `start` ends: a `,`, `;` or closing bracket of its own level, or a new line
+    /// that does not continue it.
+    private func statementEnd(from start: Int) -> Int {
+        var depth = 0
+        var position = start
+        let continuing: Set<Character> = ["=", "?", ":", "+", "-", "*", "&", "|", ",", "(", "[", "."]
+        while position < tokens.count {
+            let token = tokens[position]
+            if depth == 0, position > start, token.line != tokens[position - 1].line {
+                let previousContinues = { if case .punctuation(let c) = tokens[position - 1].kind { continuing.contains(c) } else { false } }()
+                let continues = token.isPunctuation("?") || token.isPunctuation(":") || token.isPunctuation(".")
+                if !previousContinues && !continues { return position }
+            }
+            switch token.kind {
+            case .punctuation("("), .punctuation("["), .punctuation("{"): depth += 1
+            case .punctuation(")"), .punctuation("]"), .punctuation("}"):
+                depth -= 1
+                if depth < 0 { return position }
+            case .punctuation(","), .punctuation(";"):
+                if depth == 0 { return position }
+            default: break
             }
             position += 1
         }
+        return tokens.count
+    }
 
-        /// `/* … */`, nested as Swift nests them.
-        private mutating func skipBlockComment() {
-            var depth = 0
-            while position < scalars.count {
-                if scalars[position] == "/" && peek(1) == "*" {
-                    depth += 1
-                    advance()
-                } else if scalars[position] == "*" && peek(1) == "/" {
-                    depth -= 1
-                    advance()
-                    if depth == 0 {
-                        advance()
-                        return
-                    }
-                }
-                advance()
-            }
-        }
-
-        private func rawStringFollows() -> Bool {
-            var offset = 0
-            while peek(offset) == "#" { offset += 1 }
-            return peek(offset) == "\""
-        }
-
-        /// A string literal at `position` (its `#`s, quotes, body): its value, or nil when it never closes.
-        private mutating func readString() -> String? {
-            var hashes = 0
-            while position < scalars.count && scalars[position] == "#" {
-                hashes += 1
-                advance()
-            }
-            let multiline = peek(0) == "\"" && peek(1) == "\"" && peek(2) == "\""
-            for _ in 0..<(multiline ? 3 : 1) { advance() }
-            var value = String.UnicodeScalarView()
-            var lines: [String.UnicodeScalarView] = []
-            while position < scalars.count {
-                let scalar = scalars[position]
-                if scalar == "\n" && !multiline { return nil }
-                if scalar == "\"" && (!multiline || (peek(1) == "\"" && peek(2) == "\"")) && closes(after: multiline ? 3 : 1, hashes: hashes) {
-                    for _ in 0..<((multiline ? 3 : 1) + hashes) { advance() }
-                    if multiline {
-                        // The closing delimiter's indentation is taken off every line; the first and last line breaks go.
-                        lines.append(value)
-                        return Self.multilineValue(lines)
-                    }
-                    return String(value)
-                }
-                if scalar == "\\" && Self.hashes(at: position + 1, in: scalars) >= hashes {
-                    advance()
-                    for _ in 0..<hashes { advance() }
-                    readEscape(into: &value)
-                    continue
-                }
-                if scalar == "\n" {
-                    lines.append(value)
-                    value = String.UnicodeScalarView()
-                    advance()
-                    continue
-                }
-                value.append(scalar)
-                advance()
-            }
-            return nil
-        }
-
-        private func closes(after quotes: Int, hashes: Int) -> Bool {
-            (0..<hashes).allSatisfy { peek(quotes + $0) == "#" }
-        }
-
-        private static func hashes(at index: Int, in scalars: [Unicode.Scalar]) -> Int {
-            var count = 0
-            while index + count < scalars.count && scalars[index + count] == "#" { count += 1 }
-            return count
-        }
-
-        /// After a `\`: the character it stands for, appended (an interpolation becomes `%@`).
-        private mutating func readEscape(into value: inout String.UnicodeScalarView) {
-            guard position < scalars.count else { return }
-            let scalar = scalars[position]
-            advance()
-            switch scalar {
-            case "n": value.append("\n")
-            case "t": value.append("\t")
-            case "r": value.append("\r")
-            case "0": value.append("\u{0}")
-            case "\"", "'", "\\": value.append(scalar)
-            case "u" where peek(0) == "{":
-                advance()
-                var digits = ""
-                while position < scalars.count && scalars[position] != "}" {
-                    digits.unicodeScalars.append(scalars[position])
-                    advance()
-                }
-                advance()
-                if let code = UInt32(digits, radix: 16), let character = Unicode.Scalar(code) { value.append(character) }
-            case "(":
-                // An interpolation: skipped to its closing parenthesis (strings inside it included).
-                var depth = 1
-                while position < scalars.count && depth > 0 {
-                    if scalars[position] == "(" { depth += 1 }
-                    if scalars[position] == ")" { depth -= 1 }
-                    if scalars[position] == "\"" {
-                        _ = readString()
-                        continue
-                    }
-                    advance()
-                }
-                value.append(contentsOf: "%@".unicodeScalars)
+    /// The string literals an expression gives its type: those at its own level (each branch of `?:` and `??`), or,
+    /// for a collection, its elements (not a dictionary's keys); not one that is an operand of `+` or has a member called.
+    private func literals(in range: Range<Int>, inCollection: Bool = false) -> [Int] {
+        var found: [Int] = []
+        var depth = 0
+        var collection = false
+        for position in range where position < tokens.count {
+            switch tokens[position].kind {
+            case .punctuation("("), .punctuation("["), .punctuation("{"):
+                if depth == 0 { collection = inCollection && tokens[position].isPunctuation("[") }
+                depth += 1
+            case .punctuation(")"), .punctuation("]"), .punctuation("}"):
+                depth -= 1
+            case .string:
+                guard depth == 0 || (depth == 1 && collection) else { continue }
+                let next = tokens.at(position + 1), previous = tokens.at(position - 1)
+                if next?.isPunctuation(".") == true || next?.isPunctuation("+") == true || previous?.isPunctuation("+") == true { continue }
+                if depth == 1, next?.isPunctuation(":") == true { continue }
+                found.append(position)
             default:
-                value.append(scalar)
+                break
             }
         }
+        return found
+    }
 
-        private static func multilineValue(_ lines: [String.UnicodeScalarView]) -> String {
-            var lines = lines.map(String.init)
-            let indentation = lines.last.map { $0.prefix { $0 == " " || $0 == "\t" }.count } ?? 0
-            if lines.first?.isEmpty == true { lines.removeFirst() }
-            if !lines.isEmpty { lines.removeLast() }
-            return lines.map { String($0.dropFirst(min(indentation, $0.prefix { $0 == " " || $0 == "\t" }.count))) }.joined(separator: "\n")
+    // MARK: - Foundation's and Objective-C's forms
+
+    /// `NSLocalizedString` and its kin, `localizedString(forKey:)`, `localizedStringForKey:`, macros; false when `name` is none.
+    private mutating func readFoundationForm(_ name: String, at index: Int) -> Bool {
+        let afterDot = tokens.at(index - 1)?.isPunctuation(".") == true
+        let open = index + 1
+        let literalFirst = tokens.at(open + 1)?.literal != nil ? open + 1 : nil
+        switch name {
+        case "NSLocalizedString" where tokens.at(open)?.isPunctuation("(") == true && !afterDot:
+            // Swift labels its arguments; Objective-C's macro takes (key, comment).
+            if let literal = literalFirst {
+                record(literal, table: labelled("tableName", from: open), comment: labelled("comment", from: open) ?? argument(1, from: open),
+                       value: labelled("value", from: open), reason: name)
+            }
+        case "NSLocalizedStringFromTable", "NSLocalizedStringFromTableInBundle", "NSLocalizedStringWithDefaultValue":
+            guard tokens.at(open)?.isPunctuation("(") == true, !afterDot, let literal = literalFirst else { return true }
+            switch name {
+            case "NSLocalizedStringFromTable": record(literal, table: argument(1, from: open), comment: argument(2, from: open), value: nil, reason: name)
+            case "NSLocalizedStringFromTableInBundle":
+                record(literal, table: argument(1, from: open), comment: argument(3, from: open), value: nil, reason: name)
+            default: record(literal, table: argument(1, from: open), comment: argument(4, from: open), value: argument(3, from: open), reason: name)
+            }
+        case "localizedString" where afterDot && tokens.at(open)?.isPunctuation("(") == true && tokens.at(open + 1)?.identifier == "forKey"
+            && tokens.at(open + 2)?.isPunctuation(":") == true:
+            if tokens.at(open + 3)?.literal != nil {
+                record(open + 3, table: labelled("table", from: open), comment: nil, value: labelled("value", from: open), reason: "localizedString(forKey:)")
+            }
+        case "localizedStringForKey" where tokens.at(open)?.isPunctuation(":") == true:
+            // Objective-C: the message's bracket is the call.
+            var bracket = index - 1
+            var depth = 0
+            while bracket >= 0 {
+                if tokens[bracket].isPunctuation("]") { depth += 1 }
+                if tokens[bracket].isPunctuation("[") {
+                    if depth == 0 { break }
+                    depth -= 1
+                }
+                bracket -= 1
+            }
+            if tokens.at(open + 1)?.literal != nil {
+                record(open + 1, table: bracket >= 0 ? labelled("table", from: bracket) : nil, comment: nil,
+                       value: bracket >= 0 ? labelled("value", from: bracket) : nil, reason: "localizedStringForKey:")
+            }
+        default:
+            guard scanner.macros.contains(name) else { return false }
+            if tokens.at(open)?.isPunctuation("(") == true, !afterDot, let literal = literalFirst {
+                record(literal, table: nil, comment: argument(1, from: open), value: nil, reason: name)
+            }
         }
+        return true
+    }
+
+    /// The string after `label:` within the call that opens at `open` (a `(` or `[`), before it closes.
+    private func labelled(_ label: String, from open: Int) -> String? {
+        var depth = 0
+        var position = open
+        while position < tokens.count {
+            switch tokens[position].kind {
+            case .punctuation("("), .punctuation("["): depth += 1
+            case .punctuation(")"), .punctuation("]"):
+                depth -= 1
+                if depth == 0 { return nil }
+            case .identifier(let name) where name == label && depth == 1 && tokens.at(position + 1)?.isPunctuation(":") == true:
+                if let literal = tokens.at(position + 2)?.literal { return literal.plain }
+            default: break
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    /// The `n`th plain argument (0-based, split at top-level commas) of the call that opens at `open`, when it is a string.
+    private func argument(_ n: Int, from open: Int) -> String? {
+        var depth = 0, commas = 0
+        var position = open
+        while position < tokens.count {
+            switch tokens[position].kind {
+            case .punctuation("("), .punctuation("["), .punctuation("{"): depth += 1
+            case .punctuation(")"), .punctuation("]"), .punctuation("}"):
+                depth -= 1
+                if depth == 0 { return nil }
+            case .punctuation(",") where depth == 1:
+                commas += 1
+            case .string(let literal) where depth == 1 && commas == n
+                && (tokens.at(position - 1)?.isPunctuation("(") == true || tokens.at(position - 1)?.isPunctuation(",") == true):
+                return literal.plain
+            default: break
+            }
+            position += 1
+        }
+        return nil
+    }
+
+    private mutating func record(_ index: Int, table: String?, comment: String?, value: String?, reason: String) {
+        guard !counted.contains(index), let literal = tokens[index].literal else { return }
+        counted.insert(index)
+        let key = literal.key { expression in
+            SourceScanner.specifier(for: expression) { name in own.type(of: name) ?? project.type(of: name) }
+        }
+        uses.append(.init(key: key, table: table.flatMap { $0.isEmpty || $0 == "Localizable" ? nil : $0 },
+                          comment: comment.flatMap { $0.isEmpty ? nil : $0 }, defaultValue: value.flatMap { $0 == key ? nil : $0 },
+                          file: file, line: tokens[index].line, column: tokens[index].column, reason: reason))
     }
 }

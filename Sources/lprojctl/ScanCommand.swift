@@ -92,9 +92,17 @@ enum ScanCommand {
     }
 
     /// The uses in every source under `operands`; unreadable paths are said on stderr and make `unreadable` true.
-    static func scan(_ operands: [String], macros: [String]) -> (uses: [SourceScanner.Use], unreadable: Bool) {
-        let scanner = SourceScanner(macros: Set(macros))
-        var uses: [SourceScanner.Use] = []
+    static func scan(_ operands: [String], macros: [String], positions: LocalizablePositions = .apple)
+        -> (uses: [SourceScanner.Use], unreadable: Bool) {
+        let (scan, unreadable) = scanSources(operands, macros: macros, positions: positions)
+        return (scan.uses, unreadable)
+    }
+
+    /// Every source under `operands`, scanned as one project (a call in one file of a function another declares counts).
+    static func scanSources(_ operands: [String], macros: [String], positions: LocalizablePositions = .apple)
+        -> (scan: SourceScanner.Scan, unreadable: Bool) {
+        let scanner = SourceScanner(macros: Set(macros), positions: positions)
+        var found: [(text: String, file: String)] = []
         var unreadable = false
         for operand in operands {
             let files: [String]
@@ -111,10 +119,10 @@ enum ScanCommand {
                     unreadable = true
                     continue
                 }
-                uses += scanner.uses(in: String(decoding: data, as: UTF8.self), file: file)
+                found.append((String(decoding: data, as: UTF8.self), file))
             }
         }
-        return (uses, unreadable)
+        return (scanner.scan(found), unreadable)
     }
 
     private static func absolute(_ path: String) -> String {
