@@ -231,7 +231,7 @@ private struct FileReader {
                 if unlabelled > 1 { label = "_\(unlabelled)" }
             }
             guard scanner.positions.takes(callee, label) || project.positions.takes(name, label) else { continue }
-            let reason = "\(prefix)\(name)(\(label == "_" ? "" : label + ":"))"
+            let reason = "\(prefix)\(name)(\(label):)"
             for literal in literals(in: argument.value..<argument.range.upperBound) {
                 record(literal, table: labelled("table", from: open) ?? labelled("tableName", from: open), comment: labelled("comment", from: open),
                        value: labelled("defaultValue", from: open), reason: reason)

@@ -10,7 +10,8 @@ import LprojTables
 enum CatalogCommand {
     static let help = """
         Usage: lprojctl catalog compile CATALOG... --output DIR [--states STATE,...]
-               lprojctl catalog sync SOURCE... --catalog FILE [--macro NAME]... [--dry-run | --check]
+               lprojctl catalog sync SOURCE... --catalog FILE [--macro NAME]... [--localizable NAME:LABEL]...
+                             [--dry-run | --check | --explain | --json]
                lprojctl catalog export (--catalog FILE | --bundle DIR)... --output DIR [--language TAG]...
                                        [--table NAME]...
                lprojctl catalog import XCLOC_OR_XLIFF... [--root DIR] [--dry-run] [--force]
@@ -30,15 +31,20 @@ enum CatalogCommand {
                   with a warning at its place (as Xcode builds it).
 
         sync      does what Xcode's extraction does on every build: the keys the
-                  sources use (read as lprojctl scan reads them) that the catalog
-                  lacks are added, with the source's comment, and with its default
+                  sources use — literals Swift gives a localizable type: SwiftUI's,
+                  Foundation's and App Intents' LocalizedStringKey and
+                  LocalizedStringResource parameters, the sources' own functions,
+                  initializers and declarations of those types (read as lprojctl
+                  scan reads them) — that the catalog lacks are added, with the source's comment, and with its default
                   text (defaultValue:, value:) as the source language's "new" unit;
                   keys no source uses are marked "stale", never deleted; a stale key
                   used again is extracted again; translations are kept; keys added by
                   hand ("manual") are left alone, "migrated" ones are not marked stale.
                   Only keys of the catalog's own table (its file name) count. A
                   missing catalog is made. --dry-run prints the changes and writes
-                  nothing; --check does the same and exits 1 when there are any (CI).
+                  nothing; --check does the same and exits 1 when there are any (CI);
+                  --explain says for each key where it is used and why, or why it is
+                  stale (--json: the same as JSON).
 
         export    writes one DIR/LANGUAGE.xcloc per language, as Xcode's "Export
                   Localizations" does: contents.json and Localized Contents/
@@ -85,6 +91,12 @@ enum CatalogCommand {
           --catalog FILE          sync: the catalog (required); export: a catalog to export
           --bundle DIR            export: a bundle's tables
           --macro NAME            sync: a macro that takes a key first; repeat for more
+          --localizable NAME:LABEL
+                                  sync: a call position that takes a localizable literal
+                                  (MyView:_, .badge:_, @Option:title); repeat for more
+          --explain               sync: each key, where it is used and why, or why it is
+                                  stale; writes nothing
+          --json                  sync: --explain as JSON
           --source-language TAG   sync: the language of a catalog made anew (default en)
           --language TAG          export: this language (repeat for more)
           --table NAME            export: only this table of a bundle; migrate: the table

@@ -14,9 +14,12 @@ enum ScanCommand {
         Reads Swift and Objective-C sources (files, or directories searched for
         *.swift, *.m, *.mm, *.h; hidden directories skipped) for the keys they
         look up — NSLocalizedString and its FromTable/InBundle/WithDefaultValue
-        forms, String(localized:), LocalizedStringKey, LocalizedStringResource,
-        SwiftUI's Text("…"), bundle.localizedString(forKey:…), [bundle
-        localizedStringForKey:…], and the macros named with --macro — with the
+        forms, String(localized:), bundle.localizedString(forKey:…), [bundle
+        localizedStringForKey:…], the macros named with --macro, and every Swift
+        literal given a localizable type as Xcode extracts it (SwiftUI's Text,
+        Button, .navigationTitle…, App Intents' @Parameter(title:)…, the
+        sources' own LocalizedStringKey parameters and declarations; see lprojctl
+        catalog sync --explain) — with the
         table each names, and reports every key used but missing from the
         development localization's table (at the place of the use), and every
         key of those tables no source uses (at its line). Escapes, raw and

@@ -135,6 +135,52 @@ final class CatalogExchangeTests: XCTestCase {
         XCTAssertEqual(other.stdout, "+ \"Elsewhere\"\n")
     }
 
+    /// Whisky's catalog, as Xcode extracted it from the Swift sources beside it (the shared corpus): sync finds every key
+    /// Xcode found and no other — none falsely stale, none falsely new — and `--explain` says where and why.
+    func testSyncFindsWhatXcodeFoundInWhisky() throws {
+        var corpus = Self.fixtures.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        if let path = ProcessInfo.processInfo.environment["LPROJ_CORPUS"] { corpus = URL(fileURLWithPath: path) }
+        let whisky = corpus.appendingPathComponent("Whisky-App+Whisky").path
+        let catalog = try Data(contentsOf: URL(fileURLWithPath: whisky + "/Whisky/Localizable.xcstrings"))
+        try directory.write("Localizable.xcstrings", String(decoding: catalog, as: UTF8.self))
+        let check = try lprojctl(["catalog", "sync", whisky, "--catalog", "Localizable.xcstrings", "--check"], in: directory.url)
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        XCTAssertEqual(check.stdout, "", "no key falsely new or stale")
+        XCTAssertTrue(check.stderr.hasPrefix("145 keys used; 0 changes"), check.stderr)
+
+        let explain = try lprojctl(["catalog", "sync", whisky, "--catalog", "Localizable.xcstrings", "--explain"], in: directory.url)
+        XCTAssertEqual(explain.status, 0, explain.stderr)
+        let lines = explain.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 152)
+        for expected in [
+            "\"config.dpi\": used at \(whisky)/Whisky/Views/Bottle/ConfigView.swift:90:40 (SettingItemView(title:))",
+            "\"rename.bottle.title\": used at \(whisky)/Whisky/Views/Bottle/BottleListEntry.swift:38:28 (RenameView(_:))",
+            "\"tab.processes\": stale, no source uses it as a key",
+            "\"winetricks.category.apps\": added by hand, left alone",
+        ] {
+            XCTAssertTrue(lines.contains(expected), expected + "\n" + explain.stdout)
+        }
+        XCTAssertEqual(try Data(contentsOf: directory.url.appendingPathComponent("Localizable.xcstrings")), catalog, "explaining writes nothing")
+
+        let json = try lprojctl(["catalog", "sync", whisky, "--catalog", "Localizable.xcstrings", "--json"], in: directory.url)
+        let accounts = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(accounts.count, 152)
+        let verdicts = Dictionary(grouping: accounts.compactMap { $0["verdict"] as? String }, by: { $0 }).mapValues(\.count)
+        XCTAssertEqual(verdicts, ["used": 140, "manual": 11, "stale": 1])
+
+        // Without its own declarations (a view's initializer in a file not scanned), a key is stale, and --explain says where its text is.
+        let alone = try lprojctl(["catalog", "sync", whisky + "/Whisky/Views/Bottle/BottleListEntry.swift", "--catalog", "Localizable.xcstrings",
+                                  "--explain"], in: directory.url)
+        XCTAssertTrue(alone.stdout.contains("\"rename.bottle.title\": stale, no source uses it as a key; its text is a plain String at "
+                                            + "\(whisky)/Whisky/Views/Bottle/BottleListEntry.swift:38:28"), alone.stdout)
+        let named = try lprojctl(["catalog", "sync", whisky + "/Whisky/Views/Bottle/BottleListEntry.swift", "--catalog", "Localizable.xcstrings",
+                                  "--explain", "--localizable", "RenameView:_"], in: directory.url)
+        XCTAssertTrue(named.stdout.contains("\"rename.bottle.title\": used at "), named.stdout)
+        let bad = try lprojctl(["catalog", "sync", whisky, "--catalog", "Localizable.xcstrings", "--localizable", "RenameView"], in: directory.url)
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("--localizable: 'RenameView' is not a position: write NAME:LABEL"), bad.stderr)
+    }
+
     func testSyncRefusesABrokenCatalogAndUnreadableSources() throws {
         try directory.write("Sources/A.swift", "let a = String(localized: \"A\")\n")
         try directory.write("Localizable.xcstrings", "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n    \"A\" : [\n}\n")

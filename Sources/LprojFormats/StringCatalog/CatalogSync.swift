@@ -53,7 +53,7 @@ public struct CatalogSync: Sendable {
             }
         }
 
-        private static func quoted(_ text: String) -> String {
+        public static func quoted(_ text: String) -> String {
             "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 .replacingOccurrences(of: "\n", with: "\\n") + "\""
         }
