@@ -11,6 +11,8 @@ import LprojTables
 public struct CatalogCompilation: Sendable {
     /// The table the catalog is: its file name without `.xcstrings`.
     public let table: String
+    /// The language the catalog's keys are written in.
+    public let sourceLanguage: String
     /// Each language's compiled files.
     public let languages: [String: CatalogCompiler.Language]
     /// What compiles but deserves a look, each `path:line:column: warning: message`.
@@ -51,6 +53,7 @@ public struct CatalogCompilation: Sendable {
         let name = path.split(separator: "/").last.map(String.init) ?? path
         table = name.hasSuffix(".xcstrings") ? String(name.dropLast(".xcstrings".count)) : name
         languages = compiled
+        sourceLanguage = catalog.sourceLanguage
         self.warnings = warnings
     }
 
