@@ -30,7 +30,7 @@ _lprojctl() {
         coverage) options="--development --json --socket --help" ;;
         misses) options="--bundle --language --app --limit --json --socket --help" ;;
         studio) options="--listen --socket --help" ;;
-        catalog) options="--output --states --table --catalog --bundle --macro --source-language --language --root --dry-run --check --force --help" ;;
+        catalog) options="--output --states --table --catalog --bundle --macro --localizable --source-language --language --root --dry-run --check --explain --json --force --help" ;;
         status|list) options="--json --socket --help" ;;
         tail) options="--json --diagnostics --bundle --language --table --count --socket --help" ;;
         select) options="--app --socket --help" ;;
