@@ -18,6 +18,13 @@ import Synchronization
 /// replaces a newer one. Calls made while no daemon answers are sent on
 /// the next connect.
 ///
+/// A daemon that numbers generations (`hello`'s `features`) ends each
+/// change with a `generation` event: the tables the change's events name
+/// are held until then and swapped in together — one snapshot, one observer
+/// call, never a torn pair — and the generation is acknowledged (`ack`), so
+/// `lprojctl wait` knows this process shows it. An older daemon's events are
+/// applied one by one, as they come.
+///
 /// Misses the bundle's views recorded are reported on the same connection,
 /// at most once a second, without waiting for the reply; a miss met while
 /// nothing waited wakes the thread, so a process that misses nothing
@@ -76,6 +83,10 @@ final class LiveConnection: Sendable {
             do {
                 let connection = try transport.connect(interrupter)
                 let hello = try connection.send(Hello(client: "LiveBundle", app: app))
+                // A daemon that numbers generations ends each change with a `generation` event: the change's tables are
+                // swapped in together then (one observer call, never a torn pair), and the generation acknowledged.
+                let generations = hello.features?.contains("generations") == true
+                var held = HeldChanges()
                 let waiting = !unanswered.isEmpty || !outbox.withLock { $0.isEmpty }
                 if app != nil, !waiting {
                     // The daemon's choice (nil: the system's) wins over the local file.
@@ -83,7 +94,8 @@ final class LiveConnection: Sendable {
                     core.select(hello.language)
                 }
                 let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: false,
-                                                          images: core.source.withLock { $0.sharesTables } ? true : nil))
+                                                          images: core.source.withLock { $0.sharesTables } ? true : nil,
+                                                          acknowledges: generations ? true : nil))
                 // What was missed cannot be known: what views use is read again (images through this connection, after the reply).
                 if reply.fresh { core.reload(on: connection) }
                 clock = reply.clock
@@ -122,7 +134,17 @@ final class LiveConnection: Sendable {
                         connection.closeDescriptors(of: reply.id)
                     case .event(let event):
                         if event.name == LanguageSelected.name, !unanswered.isEmpty { continue }
-                        if let eventClock = try apply(event, on: connection) { clock = eventClock }
+                        if event.name == GenerationPublished.name {
+                            let published = try event.decode(GenerationPublished.self)
+                            held.apply(to: core)
+                            _ = try connection.sendRequest(Ack(bundle: published.bundle, generation: published.generation))
+                            clock = published.clock
+                            continue
+                        }
+                        if event.name == Resync.name { held = HeldChanges() }
+                        let eventClock = try apply(event, on: connection, holding: generations ? held : nil)
+                        // Past held changes the clock does not move: a reconnect replays them.
+                        if let eventClock, held.isEmpty { clock = eventClock }
                     }
                 }
             } catch {
@@ -143,8 +165,8 @@ final class LiveConnection: Sendable {
         }
     }
 
-    /// Applies one event; returns its clock.
-    private func apply(_ event: DaemonConnection.ReceivedEvent, on connection: DaemonConnection) throws -> Clock? {
+    /// Applies one event — or, with `held`, holds its tables for the generation that ends the change; returns its clock.
+    private func apply(_ event: DaemonConnection.ReceivedEvent, on connection: DaemonConnection, holding held: HeldChanges?) throws -> Clock? {
         switch event.name {
         case TableChanged.name:
             let change = try event.decode(TableChanged.self)
@@ -158,11 +180,12 @@ final class LiveConnection: Sendable {
             let named = change.keys
             if let attached {
                 // The event's own image: the table as of the event, so its keys are what differs (no whole-table diff).
-                replaceTable(change.table, of: change.language, naming: named, source: source, deleted: false) { _ in attached }
+                replaceTable(change.table, of: change.language, naming: named, source: source, deleted: false, holding: held) { _ in attached }
             } else if staysShared, let image = source.sharedTable(change.table, of: change.language, on: connection) {
-                replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false) { _ in image }
+                replaceTable(change.table, of: change.language, naming: nil, source: source, deleted: false, holding: held) { _ in image }
             } else {
-                replaceTable(change.table, of: change.language, naming: named, source: source, deleted: change.deleted == true) { table in
+                replaceTable(change.table, of: change.language, naming: named, source: source, deleted: change.deleted == true,
+                             holding: held) { table in
                     (table ?? Table()).updating(change.added.merging(change.changed) { $1 }, removing: change.removed)
                 }
             }
@@ -176,13 +199,14 @@ final class LiveConnection: Sendable {
         case LocalizationRemoved.name:
             let removed = try event.decode(LocalizationRemoved.self)
             let preferences = core.systemPreferences
-            core.update { old in
+            let step: HeldChanges.Step = { old in
                 guard let localization = old.tables[removed.language] else { return nil }
                 var tables = old.tables
                 let keys = Self.keysByTable(localization.loaded ?? [:])
                 tables[removed.language] = nil
                 return (old.replacing(tables: tables, systemPreferences: preferences), keys)
             }
+            if let held { held.hold(step) } else { core.update(step) }
             return removed.clock
         case Resync.name:
             let resync = try event.decode(Resync.self)
@@ -197,9 +221,9 @@ final class LiveConnection: Sendable {
     /// read; a localization new to this process is only listed (read when a view needs it). The change names the keys of
     /// `keys` whose entries differ (nil: every key that differs).
     private func replaceTable(_ table: String, of localization: String, naming keys: Set<String>?, source: TableSource, deleted: Bool,
-                              _ make: @escaping (Table?) -> Table) {
+                              holding held: HeldChanges?, _ make: @escaping (Table?) -> Table) {
         let preferences = core.systemPreferences
-        core.update { old in
+        let step: HeldChanges.Step = { old in
             var localizations = old.tables
             guard let current = old.tables[localization] else {
                 guard !deleted else { return nil }
@@ -215,6 +239,7 @@ final class LiveConnection: Sendable {
             let changed = keys?.filter { before?[$0] != after?[$0] } ?? TableDiff(from: before ?? Table(), to: after ?? Table()).keys
             return (old.replacing(tables: localizations, systemPreferences: preferences), changed.isEmpty ? [:] : [table: changed])
         }
+        if let held { held.hold(step) } else { core.update(step) }
     }
 
     static func keysByTable(_ tables: [String: Table]) -> [String: Set<String>] {

@@ -119,6 +119,7 @@ public final class Daemon {
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
         }
+        core.firstLoadFinished()
         // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
         let applied = ContinuousClock.now
         lproj_release_free_memory()
@@ -242,6 +243,7 @@ public final class Daemon {
             if held, !treeRead { feed.readBatch(into: core) }
             feed.dropMarkers(for: core)
             core.answerSyncs()
+            core.answerWaits(at: .now)
             armTimer()
             flushTouched()
             // The checks of what changed run once its events are on their way.
@@ -249,6 +251,7 @@ public final class Daemon {
                 core.runDueChecks()
                 flushTouched()
             }
+            core.keepGenerations()
             service.status(core.statusLine)
         }
         shutDown()

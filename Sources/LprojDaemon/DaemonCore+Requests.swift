@@ -22,7 +22,7 @@ extension DaemonCore {
         session.app = request.app
         if let app = request.app { selections.use(app) }
         return .reply(Hello.Reply(instance: publisher.instance, clock: clock, server: Self.server,
-                                  language: request.app.flatMap { selections.languages[$0] }))
+                                  language: request.app.flatMap { selections.languages[$0] }, features: ["generations"]))
     }
 
     func subscribe(_ request: Subscribe, session: Session, id: RequestID) -> Answer<Subscribe.Reply> {
@@ -41,23 +41,28 @@ extension DaemonCore {
         let limits = FilterLimits(configuration)
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
                                         diagnostics: request.diagnostics ?? false, misses: request.misses ?? false,
-                                        images: request.images == true && configuration.limits.sharedImages > 0)
+                                        images: request.images == true && configuration.limits.sharedImages > 0,
+                                        acknowledges: request.acknowledges == true, generations: request.generations == true)
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
+        let generation = bundle.flatMap { generations.generation(of: $0)?.number }
         guard let replay = publisher.missed(since: request.since) else {
-            guard reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription, for: session) : nil),
+            guard reply(Subscribe.Reply(clock: clock, fresh: true, tables: request.wantsSnapshot ? tableSnapshots(subscription, for: session) : nil,
+                                        generation: generation),
                         to: id, on: session) else {
                 // Refused (too large): no subscription was made.
                 session.subscriptions[request.name] = nil
                 return .later
             }
             sendCurrentDiagnostics(to: subscription, of: session)
+            sendCurrentGeneration(to: subscription, of: session)
             return .later
         }
         // The reply first, then what was missed, in order.
-        reply(Subscribe.Reply(clock: clock, fresh: false), to: id, on: session)
+        reply(Subscribe.Reply(clock: clock, fresh: false, generation: generation), to: id, on: session)
         publisher.replay(replay, to: session, subscription: subscription)
         sendCurrentDiagnostics(to: subscription, of: session)
+        sendCurrentGeneration(to: subscription, of: session)
         return .later
     }
 
@@ -142,6 +147,7 @@ extension DaemonCore {
     /// What `list` answers `session`: the bundles and tables its user could read.
     private func listReadable(by session: Session) -> Answer<List.Reply> {
         let access = publisher.readAccess
+        let now = ContinuousClock.now
         // Keyed by bytes: names that differ only in Unicode normalization are different directories.
         var summaries: [ExactName: [ExactName: [ExactName: TableSummary]]] = [:]
         for (address, table) in tables.served where access.allows(session, table: address) {
@@ -168,7 +174,9 @@ extension DaemonCore {
             let errors = found.count { $0.severity == .error }
             return BundleSummary(path: bundle.string, localizations: localizations.sorted { $0.key < $1.key }.map { name, tables in
                 LocalizationSummary(name: name.string, tables: tables.sorted { $0.key < $1.key }.map(\.value))
-            }, checks: CheckCounts(errors: errors, warnings: found.count { $0.severity == .warning }))
+            }, checks: CheckCounts(errors: errors, warnings: found.count { $0.severity == .warning }),
+               generation: generations.generation(of: bundle.string)?.number, hash: generations.generation(of: bundle.string)?.hash,
+               followers: followers(of: bundle.string, at: now))
         }
         return .reply(List.Reply(bundles: bundles))
     }

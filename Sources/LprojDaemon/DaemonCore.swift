@@ -56,6 +56,10 @@ public final class DaemonCore {
     let started: ContinuousClock.Instant
     /// The `sync` requests waiting on the tree.
     private var syncs = SyncWaits()
+    /// Each bundle's generation (`DaemonCore+Generations`).
+    let generations: Generations
+    /// The `wait` requests not answered yet.
+    var waits: [PendingWait] = []
     private var handlers = Handlers()
 
     /// A `sync` waiting for the tree: which session, and the request's id.
@@ -91,6 +95,7 @@ public final class DaemonCore {
         access = AccessPolicy(configuration, ownUser: getuid())
         admission = Admission(configuration, ownUser: getuid())
         misses = MissBook(capacity: configuration.limits.maximumMisses)
+        generations = Generations(stateDirectory: selections.stateDirectory)
         registerHandlers(into: &handlers)
     }
 
@@ -104,7 +109,7 @@ public final class DaemonCore {
 
     /// When the core next needs the time: a change that waits, or a poll.
     var nextDeadline: ContinuousClock.Instant? {
-        [pending.nextDeadline, kernelLimits.nextPoll].compactMap { $0 }.min()
+        [pending.nextDeadline, kernelLimits.nextPoll, nextWaitDeadline].compactMap { $0 }.min()
     }
 
     // MARK: - Connections
@@ -265,8 +270,10 @@ public final class DaemonCore {
 
     /// Answers what can be answered now, and runs the checks of what
     /// changed: the end of a turn, for a driver that writes nothing between.
-    func endTurn() {
+    func endTurn(at now: ContinuousClock.Instant = .now) {
         answerSyncs()
+        answerWaits(at: now)
+        keepGenerations()
         if hasDueChecks { runDueChecks() }
     }
 
@@ -313,6 +320,7 @@ public final class DaemonCore {
             }
         }
         publisher.publish(changes) { [tables] in tables.served[$0] }
+        publishGenerations(after: changes)
         for case .tableChanged(let address, let diff, false) in changes { resolveMisses(address, added: Set(diff.added.keys)) }
     }
 

@@ -57,5 +57,7 @@ extension DaemonCore {
         handlers.register(Sync.self, DaemonCore.sync)
         handlers.register(ReportMisses.self, DaemonCore.reportMisses)
         handlers.register(Misses.self, DaemonCore.listMisses)
+        handlers.register(Ack.self, DaemonCore.acknowledge)
+        handlers.register(Wait.self, DaemonCore.wait)
     }
 }

@@ -105,4 +105,6 @@ enum Scope {
     /// that asked for them (and cover the bundle) on connections of that
     /// user, root or the daemon's own user.
     case misses(bundle: String, user: UInt32)
+    /// A bundle's new generation: for subscriptions that acknowledge or asked for them (and cover the bundle).
+    case generation(bundle: String)
 }

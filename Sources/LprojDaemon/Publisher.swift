@@ -118,6 +118,20 @@ final class Publisher {
         // Every event type encodes (its fields are strings, numbers and entries).
         guard let body = try? Wire.eventBody(event) else { return }
         history.append(.init(sequence: sequence, body: body, scope: scope))
+        deliver(event, body, about: scope, image: image)
+    }
+
+    /// Sends the event `make` returns, with the current clock, to every
+    /// subscription it matches — not a change of its own: no sequence number,
+    /// nothing kept to replay (a `generation` after the events that made it;
+    /// a subscriber that missed it is told the current one when it comes back).
+    func announce<E: Event>(scope: Scope, _ make: (Clock) -> E) {
+        let event = make(clock)
+        guard let body = try? Wire.eventBody(event) else { return }
+        deliver(event, body, about: scope, image: nil)
+    }
+
+    private func deliver<E: Event>(_ event: E, _ body: [UInt8], about scope: Scope, image: (table: AttachedImage, mark: (E) -> E)?) {
         // Made for the first subscription that asks for images, then shared.
         var markedBody: [UInt8]?
         // Made for the first session that does not read everything (none, when every subscriber is root's or the daemon's).

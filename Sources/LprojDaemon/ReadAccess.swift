@@ -170,7 +170,7 @@ final class ReadAccess {
         switch scope {
         case .everyone, .app:
             return nil
-        case .bundle(let bundle), .checks(let bundle), .misses(let bundle, _):
+        case .bundle(let bundle), .checks(let bundle), .misses(let bundle, _), .generation(let bundle):
             return Requirement(bundle: bundle, steps: [])
         case .localization(let bundle, let localization):
             return Requirement(bundle: bundle, steps: [(localization + ".lproj", .search, true)])

@@ -16,6 +16,8 @@ import LprojTables
 /// modification time, so the order survives a restart).
 struct Selections {
     let directory: String
+    /// The state directory the selections are kept in (`languages/` below it).
+    let stateDirectory: String
     private(set) var languages: [String: String] = [:]
     /// When each app with a selection last selected or said hello (seconds since the epoch).
     private var lastUsed: [String: Double] = [:]
@@ -25,6 +27,7 @@ struct Selections {
     /// missing); past `maximumApps`, the ones unused longest are forgotten.
     init(stateDirectory: String, maximumApps: Int) throws(SelectionError) {
         self.maximumApps = maximumApps
+        self.stateDirectory = stateDirectory
         directory = stateDirectory + "/languages"
         try Self.makeDirectories(directory)
         guard let handle = opendir(directory) else { throw SelectionError(message: "\(directory): \(String(cString: strerror(errno)))") }

@@ -22,6 +22,15 @@ final class Session {
     let connected: ContinuousClock.Instant
     var name: String?
     var app: String?
+    /// What it said it shows of each bundle (`ack`), and since when.
+    var shown: [String: Shown] = [:]
+
+    /// A generation a connection said it shows (or could not take).
+    struct Shown {
+        var generation: UInt64
+        var since: ContinuousClock.Instant
+        var refused: String?
+    }
     var subscriptions: [String: Subscription] = [:] {
         didSet {
             subscriptionBytes = subscriptions.values.reduce(0) { $0 + $1.footprint }

@@ -20,6 +20,10 @@ struct Subscription {
     var wantsMisses: Bool { filter.wantsMisses }
     /// Whether its `table-changed` events bring the table's new image.
     var wantsImages: Bool { filter.wantsImages }
+    /// Whether the client says which generation it shows (`ack`).
+    var acknowledges: Bool { filter.acknowledges }
+    /// Whether `generation` events come (to one that acknowledges, or asked for them).
+    var wantsGenerations: Bool { filter.wantsGenerations }
     /// About how many bytes it holds (its names, with their sets' share), counted against its connection's budget.
     var footprint: Int { filter.footprint }
     /// Events were dropped because the connection's queue was full: it is
@@ -30,9 +34,9 @@ struct Subscription {
     private let filter: Filter
 
     init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false, misses: Bool = false,
-         images: Bool = false) {
+         images: Bool = false, acknowledges: Bool = false, generations: Bool = false) {
         filter = Filter(name: name, bundle: bundle, localizations: localizations, tables: tables, diagnostics: diagnostics, misses: misses,
-                        images: images)
+                        images: images, acknowledges: acknowledges, generations: generations || acknowledges)
     }
 
     private final class Filter: Sendable {
@@ -44,10 +48,15 @@ struct Subscription {
         let wantsDiagnostics: Bool
         let wantsMisses: Bool
         let wantsImages: Bool
+        let acknowledges: Bool
+        let wantsGenerations: Bool
         let footprint: Int
 
-        init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool, misses: Bool, images: Bool) {
+        init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool, misses: Bool, images: Bool,
+             acknowledges: Bool, generations: Bool) {
             self.name = name
+            self.acknowledges = acknowledges
+            wantsGenerations = generations
             wantsDiagnostics = diagnostics
             wantsMisses = misses
             wantsImages = images
@@ -74,6 +83,8 @@ struct Subscription {
             return bundle?.matches(path) ?? true
         case .checks(let path):
             return wantsDiagnostics && (bundle?.matches(path) ?? true)
+        case .generation(let path):
+            return wantsGenerations && (bundle?.matches(path) ?? true)
         case .misses(let path, let user):
             return wantsMisses && (missReader.map { $0 == user } ?? true) && (bundle?.matches(path) ?? true)
         case .localization(let path, let localization):

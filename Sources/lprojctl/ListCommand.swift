@@ -11,7 +11,10 @@ enum ListCommand {
         table with its entry count. A table whose file is broken right now is
         marked "invalid" (its last good version is still served). A bundle the
         cross-language checks find problems in says how many (lprojctl tail
-        --diagnostics shows them, lprojctl check BUNDLE too).
+        --diagnostics shows them, lprojctl check BUNDLE too). Each bundle's
+        generation (it grows with every published change) and its tables' hash
+        are shown, with how many processes follow it and how many of those that
+        acknowledge show it (lprojctl wait waits for them all).
 
         Options:
           --json          print the daemon's reply as canonical JSON
@@ -36,6 +39,14 @@ enum ListCommand {
                 header += "  (checks: \(checks.errors) error\(checks.errors == 1 ? "" : "s"), \(checks.warnings) warning\(checks.warnings == 1 ? "" : "s"))"
             }
             lines.append(header)
+            if let generation = bundle.generation {
+                let followers = bundle.followers ?? []
+                let acknowledging = followers.filter(\.acknowledges)
+                let showing = acknowledging.filter { $0.refused == nil && $0.generation == generation }.count
+                var line = "  generation \(generation) (\(bundle.hash ?? "")): \(followers.count) process\(followers.count == 1 ? "" : "es") following"
+                if !acknowledging.isEmpty { line += ", \(showing) of \(acknowledging.count) acknowledging show it" }
+                lines.append(line)
+            }
             let width = bundle.localizations.map(\.name.count).max() ?? 0
             for localization in bundle.localizations {
                 let tables = localization.tables.map { table -> String in

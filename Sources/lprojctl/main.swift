@@ -51,6 +51,9 @@ let help = """
                                          keys running apps looked up and did not find
       studio [--listen ADDRESS:PORT] [BUNDLE...]
                                          the translator's workbench in the browser, live
+      wait [--bundle PATH]... [--generation N] [--timeout SECONDS]
+                                         until every process following the bundles shows
+                                         their generation (a barrier for deploys)
 
     Languages are tags or .lproj names. Xcode's pseudolanguages en-XA (accented),
     en-XD (double length), en-XE (bounded, [# … #]) and ar-XB (right to left) work
@@ -69,4 +72,5 @@ Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check"
                                            "set": SetCommand.run, "rm": RemoveCommand.run, "mv": MoveCommand.run,
                                            "coverage": CoverageCommand.run, "catalog": CatalogCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
-                                           "select": SelectCommand.run, "misses": MissesCommand.run, "studio": StudioCommand.run])
+                                           "select": SelectCommand.run, "misses": MissesCommand.run, "studio": StudioCommand.run,
+                                           "wait": WaitCommand.run])

@@ -30,8 +30,14 @@ final class LiveCommandTests: XCTestCase {
         try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home\"\n")
         _ = try daemon.connect().send(Sync())
         let list = try lprojctl(["list", "--socket", daemon.socket])
-        // (zh-Hant lacks one of en's keys: the cross-language checks count it.)
-        XCTAssertEqual(list.stdout, """
+        // (zh-Hant lacks one of en's keys: the cross-language checks count it. A broken save serves the last good
+        // tables: no new generation.)
+        var lines = list.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        XCTAssertEqual(lines.count, 5, list.stdout)
+        let generation = lines.remove(at: 1)
+        XCTAssertTrue(generation.hasPrefix("  generation 1 ("), generation)
+        XCTAssertTrue(generation.hasSuffix("): 0 processes following"), generation)
+        XCTAssertEqual(lines.joined(separator: "\n"), """
             \(daemon.root)/App  (checks: 0 errors, 1 warning)
               en       Localizable (2, invalid: 1 error)
               zh-Hant  Localizable (1)

@@ -27,8 +27,13 @@ public struct Hello: Request {
         /// The language selected for the `app` named in the request (`select-language`);
         /// absent when there is no app or it follows the system.
         public var language: String?
+        /// What this daemon does beyond protocol 1 as first published: `generations` (lprojd 0.2: `generation` events,
+        /// `ack`, `wait`).
+        public var features: [String]?
 
-        public init(instance: String, clock: Clock, server: String, protocol version: Int = Wire.version, language: String? = nil) {
+        public init(instance: String, clock: Clock, server: String, protocol version: Int = Wire.version, language: String? = nil,
+                    features: [String]? = nil) {
+            self.features = features
             self.instance = instance
             self.clock = clock
             self.server = server

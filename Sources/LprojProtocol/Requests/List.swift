@@ -20,8 +20,17 @@ public struct BundleSummary: Codable, Sendable, Equatable {
     public var localizations: [LocalizationSummary]
     /// How many problems the cross-language checks find (`diagnostics` events say which).
     public var checks: CheckCounts?
+    /// The served state's generation and its tables' hash (`generation` events).
+    public var generation: UInt64?
+    public var hash: String?
+    /// The connections following the bundle, and what each shows.
+    public var followers: [Wait.Follower]?
 
-    public init(path: String, localizations: [LocalizationSummary], checks: CheckCounts? = nil) {
+    public init(path: String, localizations: [LocalizationSummary], checks: CheckCounts? = nil, generation: UInt64? = nil, hash: String? = nil,
+                followers: [Wait.Follower]? = nil) {
+        self.generation = generation
+        self.hash = hash
+        self.followers = followers
         self.path = path
         self.localizations = localizations
         self.checks = checks

@@ -28,10 +28,17 @@ public struct Subscribe: Request {
     public var misses: Bool?
     /// Whether a `table-changed` event brings the table's new image (`[Limits] SharedImages=0`: never); default false.
     public var images: Bool?
+    /// Whether this subscription acknowledges generations (`ack` after each `generation` event); default false.
+    public var acknowledges: Bool?
+    /// Whether `generation` events come (always, to one that acknowledges); default false.
+    public var generations: Bool?
 
     public init(name: String, bundle: String? = nil, languages: [String]? = nil, tables: [String]? = nil, since: Clock? = nil,
-                snapshot: Bool? = nil, diagnostics: Bool? = nil, misses: Bool? = nil, images: Bool? = nil) {
+                snapshot: Bool? = nil, diagnostics: Bool? = nil, misses: Bool? = nil, images: Bool? = nil, acknowledges: Bool? = nil,
+                generations: Bool? = nil) {
         self.name = name
+        self.acknowledges = acknowledges
+        self.generations = generations
         self.images = images
         self.diagnostics = diagnostics
         self.misses = misses
@@ -51,11 +58,14 @@ public struct Subscribe: Request {
         public var fresh: Bool
         /// When fresh and a snapshot was wanted: the tables that match, as of `clock`.
         public var tables: [TableSnapshot]?
+        /// The subscribed bundle's generation as of `clock` (a subscription to one bundle the daemon serves).
+        public var generation: UInt64?
 
-        public init(clock: Clock, fresh: Bool, tables: [TableSnapshot]? = nil) {
+        public init(clock: Clock, fresh: Bool, tables: [TableSnapshot]? = nil, generation: UInt64? = nil) {
             self.clock = clock
             self.fresh = fresh
             self.tables = tables
+            self.generation = generation
         }
     }
 }

@@ -1,0 +1,174 @@
+import LprojPaths
+import LprojProtocol
+import LprojTables
+
+/// Generations as the core serves them: each published batch gives the
+/// bundles it changed their next generation (a `generation` event after the
+/// batch's own), connections say which they show (`ack`), and `wait`
+/// requests are answered once every acknowledging follower shows what they
+/// wait for, or at their deadline.
+extension DaemonCore {
+    /// A `wait` not answered yet.
+    struct PendingWait {
+        var session: Int
+        var id: RequestID
+        /// The generation waited for, per bundle.
+        var targets: [String: UInt64]
+        var deadline: ContinuousClock.Instant
+    }
+
+    /// Numbers the bundles of the first load (before any client connects).
+    func firstLoadFinished() {
+        generations.start(served: tables.served)
+    }
+
+    /// Publishes the generation of each bundle `changes` moved, after their events.
+    func publishGenerations(after changes: [ServedTables.Change]) {
+        var changed: [TableAddress: Table?] = [:]
+        for case .tableChanged(let address, _, let deleted) in changes {
+            changed[address] = deleted ? .some(nil) : .some(tables.served[address])
+        }
+        guard !changed.isEmpty else { return }
+        for (bundle, generation) in generations.advance(changed: changed) {
+            publisher.announce(scope: .generation(bundle: bundle)) {
+                GenerationPublished(clock: $0, bundle: bundle, generation: generation.number, hash: generation.hash)
+            }
+        }
+    }
+
+    /// Writes the generations when they changed; a failure is logged once per kind, and the numbers go on in memory.
+    func keepGenerations() {
+        guard generations.isDirty else { return }
+        do {
+            try generations.save()
+        } catch {
+            log.error(error.description)
+        }
+    }
+
+    /// After a subscription with `acknowledges` is made: its bundle's current generation, for it to acknowledge once it holds it.
+    func sendCurrentGeneration(to subscription: Subscription, of session: Session) {
+        guard subscription.wantsGenerations, let bundle = subscription.bundle?.string, let generation = generations.generation(of: bundle),
+              let body = try? Wire.eventBody(GenerationPublished(clock: clock, bundle: bundle, generation: generation.number, hash: generation.hash))
+        else { return }
+        session.enqueueEvent(body, for: subscription.name)
+    }
+
+    func acknowledge(_ request: Ack, session: Session, id: RequestID) -> Answer<EmptyReply> {
+        acknowledge(request, session: session, at: .now)
+    }
+
+    func acknowledge(_ request: Ack, session: Session, at now: ContinuousClock.Instant) -> Answer<EmptyReply> {
+        guard session.subscriptions.values.contains(where: { $0.acknowledges && $0.matches(.bundle(request.bundle), app: session.app) }) else {
+            return .failure(ProtocolError(.invalidField, "no subscription of this connection acknowledges \(request.bundle) (subscribe with "
+                                          + "\"acknowledges\": true)", field: "bundle"))
+        }
+        if let current = generations.generation(of: request.bundle), request.generation > current.number {
+            return .failure(ProtocolError(.invalidField, "\(request.bundle) has no generation \(request.generation) yet (it is at \(current.number))",
+                                          field: "generation"))
+        }
+        if let refused = request.refused, refused.utf8.count > 4096 {
+            return .failure(ProtocolError(.limit, "a refusal is at most 4,096 bytes", field: "refused"))
+        }
+        let previous = session.shown[request.bundle]
+        if previous?.generation != request.generation || previous?.refused != request.refused {
+            session.shown[request.bundle] = Session.Shown(generation: request.generation, since: now, refused: request.refused)
+        }
+        answerWaits(at: now)
+        return .reply(EmptyReply())
+    }
+
+    func wait(_ request: Wait, session: Session, id: RequestID) -> Answer<Wait.Reply> {
+        waitAnswer(request, session: session, id: id, at: .now)
+    }
+
+    func waitAnswer(_ request: Wait, session: Session, id: RequestID, at now: ContinuousClock.Instant) -> Answer<Wait.Reply> {
+        let timeout = request.timeout ?? 30
+        guard timeout >= 0, timeout <= 86_400, timeout.isFinite else {
+            return .failure(ProtocolError(.invalidField, "timeout is 0 to 86,400 seconds", field: "timeout"))
+        }
+        var bundles: [String]
+        if let named = request.bundles {
+            guard named.count <= configuration.limits.maximumFilterNames else {
+                return .failure(ProtocolError(.limit, "at most \(configuration.limits.maximumFilterNames) bundles", field: "bundles"))
+            }
+            bundles = []
+            for (index, path) in named.enumerated() {
+                switch filter(bundle: path, languages: nil, tables: nil) {
+                case .success(let resolved): bundles.append(resolved ?? path)
+                case .failure(var error):
+                    error.field = "bundles[\(index)]"
+                    return .failure(error)
+                }
+                guard generations.generation(of: bundles[index]) != nil else {
+                    return .failure(ProtocolError(.notFound, "no bundle at \(path) is served", field: "bundles[\(index)]"))
+                }
+                if let refusal = refusal(reading: bundles[index], by: session) { return .failure(refusal) }
+            }
+        } else {
+            bundles = generations.current.keys.map(\.string).filter { publisher.readAccess.allows(session, .bundle($0)) }.sorted()
+        }
+        var targets: [String: UInt64] = [:]
+        for bundle in bundles {
+            let current = generations.generation(of: bundle)!.number
+            if let wanted = request.generation, wanted > current + 1_000_000 {
+                return .failure(ProtocolError(.invalidField, "\(bundle) is at generation \(current): \(wanted) is not coming", field: "generation"))
+            }
+            targets[bundle] = request.generation ?? current
+        }
+        let pending = PendingWait(session: session.id, id: id, targets: targets, deadline: now + .milliseconds(Int64(timeout * 1000)))
+        if let reply = waitReply(pending, at: now, final: timeout == 0) { return .reply(reply) }
+        waits.append(pending)
+        return .later
+    }
+
+    /// Answers the waits that are done, and those whose deadline passed.
+    func answerWaits(at now: ContinuousClock.Instant) {
+        guard !waits.isEmpty else { return }
+        var still: [PendingWait] = []
+        for pending in waits {
+            guard let session = publisher.session(id: pending.session) else { continue }
+            if let reply = waitReply(pending, at: now, final: now >= pending.deadline) {
+                self.reply(reply, to: pending.id, on: session)
+            } else {
+                still.append(pending)
+            }
+        }
+        waits = still
+    }
+
+    /// The earliest deadline of a wait.
+    var nextWaitDeadline: ContinuousClock.Instant? { waits.lazy.map(\.deadline).min() }
+
+    /// The reply to `pending` when it is done, or `final` (its deadline): nil while it waits.
+    private func waitReply(_ pending: PendingWait, at now: ContinuousClock.Instant, final: Bool) -> Wait.Reply? {
+        var lagging: [Wait.Follower] = []
+        var done = true
+        for (bundle, target) in pending.targets.sorted(by: { $0.key < $1.key }) {
+            // A generation not published yet is waited for even with nobody following.
+            if (generations.generation(of: bundle)?.number ?? 0) < target { done = false }
+            for follower in followers(of: bundle, at: now) {
+                let shows = follower.acknowledges && follower.refused == nil && (follower.generation ?? 0) >= target
+                if shows { continue }
+                if follower.acknowledges { done = false }
+                lagging.append(follower)
+            }
+        }
+        guard done || final else { return nil }
+        return Wait.Reply(done: done, generations: pending.targets, lagging: lagging)
+    }
+
+    /// The connections following `bundle` (a subscription that covers it), and what each says it shows.
+    func followers(of bundle: String, at now: ContinuousClock.Instant) -> [Wait.Follower] {
+        publisher.sessions.compactMap { session -> Wait.Follower? in
+            let covering = session.subscriptions.values.filter { $0.matches(.bundle(bundle), app: session.app) }
+            guard !covering.isEmpty, publisher.readAccess.allows(session, .bundle(bundle)) else { return nil }
+            let shown = session.shown[bundle]
+            let seconds = shown.map { Double(($0.since.duration(to: now)).components.seconds)
+                + Double(($0.since.duration(to: now)).components.attoseconds) / 1e18 }
+            return Wait.Follower(pid: session.peer.pid, client: session.name, app: session.app, bundle: bundle,
+                                 acknowledges: covering.contains { $0.acknowledges }, generation: shown?.generation,
+                                 seconds: seconds, refused: shown?.refused)
+        }
+    }
+}

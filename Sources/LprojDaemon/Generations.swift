@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import LprojPaths
+import LprojTables
+
+/// Every published state of a bundle: a generation number that only grows
+/// — kept in the state directory (`generations`), so a restart continues
+/// it — and a hash of the tables served, the same for the same tables
+/// across restarts. Part of the core: the daemon's loop owns it.
+///
+/// A batch of published changes moves each bundle it touched to the next
+/// number (one batch, one generation, however many tables changed). At
+/// start, a bundle whose tables hash as they did when the daemon stopped
+/// keeps its number; one that changed while it was down gets the next.
+final class Generations {
+    struct Generation: Codable, Equatable, Sendable {
+        var number: UInt64
+        var hash: String
+    }
+
+    /// The current generation of each bundle served.
+    private(set) var current: [ExactName: Generation] = [:]
+    /// Each served table's digest, by bundle.
+    private var digests: [ExactName: [TableAddress: UInt64]] = [:]
+    /// What the state directory held at start (bundles not served yet keep their numbers for when they come back).
+    private var saved: [String: Generation] = [:]
+    /// Where they are kept; nil: not kept (tests).
+    let file: String?
+    /// Whether `current` changed since it was last written.
+    private(set) var isDirty = false
+
+    init(stateDirectory: String?) {
+        file = stateDirectory.map { $0 + "/generations" }
+        if let file, let data = FileManager.default.contents(atPath: file),
+           let decoded = try? JSONDecoder().decode([String: Generation].self, from: data) {
+            saved = decoded
+        }
+    }
+
+    /// The generation of `bundle`, if it is served.
+    func generation(of bundle: String) -> Generation? {
+        current[ExactName(bundle)]
+    }
+
+    /// Numbers every bundle served after the first load: the number it had, or the next when its tables changed meanwhile.
+    func start(served: [TableAddress: Table]) {
+        for (address, table) in served {
+            digests[ExactName(address.bundle), default: [:]][address] = Self.digest(table)
+        }
+        for bundle in digests.keys {
+            let hash = hash(of: bundle)
+            let before = saved[bundle.string]
+            current[bundle] = Generation(number: before.map { $0.hash == hash ? $0.number : $0.number + 1 } ?? 1, hash: hash)
+        }
+        isDirty = true
+    }
+
+    /// Takes in one published batch: the tables it changed (nil: gone) move their bundles to the next generation.
+    /// Returns the bundles that moved, in path order, with their new generations.
+    func advance(changed: [TableAddress: Table?]) -> [(bundle: String, generation: Generation)] {
+        var moved = Set<ExactName>()
+        for (address, table) in changed {
+            let bundle = ExactName(address.bundle)
+            digests[bundle, default: [:]][address] = table.map(Self.digest)
+            moved.insert(bundle)
+        }
+        var result: [(String, Generation)] = []
+        for bundle in moved.sorted() {
+            if digests[bundle]?.isEmpty != false {
+                // Gone: its number is kept for when it comes back.
+                digests[bundle] = nil
+                if let last = current.removeValue(forKey: bundle) { saved[bundle.string] = last }
+                isDirty = true
+                continue
+            }
+            let hash = hash(of: bundle)
+            let previous = current[bundle]?.number ?? saved[bundle.string]?.number ?? 0
+            guard current[bundle]?.hash != hash || current[bundle] == nil else { continue }
+            let generation = Generation(number: previous + 1, hash: hash)
+            current[bundle] = generation
+            result.append((bundle.string, generation))
+            isDirty = true
+        }
+        return result
+    }
+
+    /// Writes the numbers to the state directory (a temporary file renamed over the old: a crash leaves one or the other).
+    func save() throws(GenerationsError) {
+        guard isDirty, let file else { return }
+        var all = saved
+        for (bundle, generation) in current { all[bundle.string] = generation }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(all) else { return }
+        let temporary = file + ".new"
+        do {
+            try data.write(to: URL(fileURLWithPath: temporary))
+        } catch {
+            throw GenerationsError(message: "\(temporary): \(error.localizedDescription)")
+        }
+        guard rename(temporary, file) == 0 else { throw GenerationsError(message: "\(file): \(String(cString: strerror(errno)))") }
+        isDirty = false
+    }
+
+    /// The bundle's hash: its tables' digests combined in no particular order (a sum of mixed values), as 16 hex digits.
+    private func hash(of bundle: ExactName) -> String {
+        var sum: UInt64 = 0
+        for (address, digest) in digests[bundle] ?? [:] {
+            sum &+= Self.mix(Self.fnv(address.localization + "\u{0}" + address.table) ^ digest)
+        }
+        let hex = String(sum, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    /// A table's digest: its entries' hashes summed (the order of a file's keys does not count, their values do).
+    static func digest(_ table: Table) -> UInt64 {
+        var sum: UInt64 = 0
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for (key, entry) in table {
+            var hash = fnv(key)
+            if let text = entry.text {
+                hash = fnv(text, seed: hash ^ 1)
+            } else if let data = try? encoder.encode(entry) {
+                hash = fnv(bytes: data, seed: hash ^ 2)
+            }
+            sum &+= mix(hash)
+        }
+        return mix(sum &+ UInt64(table.count))
+    }
+
+    private static func fnv(_ text: String, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
+        var hash = seed
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    private static func fnv(bytes: Data, seed: UInt64) -> UInt64 {
+        var hash = seed
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return hash
+    }
+
+    /// SplitMix64's finalizer: every input bit moves every output bit.
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9e37_79b9_7f4a_7c15
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+struct GenerationsError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { "cannot keep the generations: \(message)" }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import LprojClient
+import LprojProcessTesting
+import LprojProtocol
+import XCTest
+
+/// Acknowledged generations against the real daemon: every published change
+/// of a bundle is its next generation (persisted: a restart continues it),
+/// LiveBundle acknowledges each once swapped in, and `lprojctl wait` is a
+/// barrier — once it returns, every following process shows the disk.
+final class GenerationTests: XCTestCase {
+    private var daemon: DaemonProcess!
+    private var config: String { daemon.directory + "/config" }
+    private var app: String { daemon.root + "/App" }
+
+    override func setUpWithError() throws {
+        daemon = try DaemonProcess()
+        try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home\";\n")
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
+        try daemon.start()
+    }
+
+    override func tearDown() {
+        if let daemon { XCTAssertEqual(daemon.stop(), 0) }
+        daemon = nil
+    }
+
+    func testOnceWaitReturnsEveryLiveBundleShowsTheSave() throws {
+        let bundles = try ["fr", "en", "fr"].map(make)
+        defer { bundles.forEach { $0.close() } }
+        for bundle in bundles { try awaitState(of: bundle) { bundle.isConnected } }
+        let first = try generation()
+        XCTAssertGreaterThanOrEqual(first.number, 1)
+        XCTAssertEqual(first.hash.count, 16)
+        // Connected bundles acknowledge the generation they subscribed at.
+        XCTAssertEqual(try lprojctl(["wait", "--bundle", app, "--timeout", "10"]).status, 0)
+
+        for round in 1...5 {
+            try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil \(round)\";\n")
+            try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home \(round)\";\n")
+            // The daemon has published both saves once `sync` answers; `wait` then waits for what it published.
+            _ = try daemon.connect().send(Sync())
+            let wait = try lprojctl(["wait", "--bundle", app, "--timeout", "10"])
+            XCTAssertEqual(wait.status, 0, wait.output)
+            XCTAssertTrue(wait.output.hasPrefix("shown everywhere: \(app) generation "), wait.output)
+            // The barrier: no polling here — every bundle already shows the disk.
+            XCTAssertEqual(bundles[0].localizedString(forKey: "home_title", value: nil, table: nil), "Accueil \(round)")
+            XCTAssertEqual(bundles[1].localizedString(forKey: "home_title", value: nil, table: nil), "Home \(round)")
+            XCTAssertEqual(bundles[2].localizedString(forKey: "home_title", value: nil, table: nil), "Accueil \(round)")
+        }
+        let last = try generation()
+        XCTAssertGreaterThan(last.number, first.number)
+        XCTAssertLessThanOrEqual(last.number, first.number + 10, "one generation per published change: two saves a round at most")
+        XCTAssertNotEqual(last.hash, first.hash)
+        let list = try lprojctl(["list"])
+        XCTAssertTrue(list.output.contains("  generation \(last.number) (\(last.hash)): 3 processes following, 3 of 3 acknowledging show it"),
+                      list.output)
+    }
+
+    /// Who lags is named at the timeout: a process that says nothing yet, one that could not take the generation; one
+    /// that never acknowledges is listed and not waited on.
+    func testAtTheTimeoutEachLaggingProcessIsNamed() throws {
+        let silent = try daemon.connect()
+        _ = try silent.send(Hello(client: "silent", app: "com.example.silent"))
+        _ = try silent.send(Subscribe(name: "s", bundle: app, acknowledges: true))
+        let old = try daemon.connect()
+        _ = try old.send(Hello(client: "older-client"))
+        _ = try old.send(Subscribe(name: "s", bundle: app))
+        let current = try generation().number
+
+        let timedOut = try lprojctl(["wait", "--bundle", app, "--timeout", "0.3"])
+        XCTAssertEqual(timedOut.status, 1, timedOut.output)
+        let pid = getpid()
+        XCTAssertTrue(timedOut.output.contains("timed out after 0.3 s waiting for \(app) generation \(current)"), timedOut.output)
+        XCTAssertTrue(timedOut.output.contains("pid \(pid) (com.example.silent) silent: has acknowledged no generation of \(app) yet"),
+                      timedOut.output)
+        XCTAssertTrue(timedOut.output.contains("pid \(pid) older-client: follows \(app) but does not acknowledge generations (not waited on)"),
+                      timedOut.output)
+
+        _ = try silent.send(Ack(bundle: app, generation: current, refused: "an image that could not be mapped: EPERM"))
+        let refused = try lprojctl(["wait", "--bundle", app, "--timeout", "0.3"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.output.contains("silent: could not take generation \(current) of \(app): an image that could not be mapped: EPERM"),
+                      refused.output)
+
+        // The acknowledgement ends a wait already waiting.
+        let waiting = try daemon.connect()
+        _ = try waiting.send(Hello(client: "tests"))
+        try waiting.sendRequest(Wait(bundles: [app], timeout: 20))
+        _ = try silent.send(Ack(bundle: app, generation: current))
+        let reply = try JSONDecoder().decode(Wait.Reply.self, from: Data(waiting.nextReplyLine(timeout: .seconds(10))))
+        XCTAssertTrue(reply.done)
+        XCTAssertEqual(reply.generations, [app: current])
+        XCTAssertEqual(reply.lagging.map(\.client), ["older-client"])
+
+        // A generation not published yet is waited for, even by nobody.
+        let future = try lprojctl(["wait", "--bundle", app, "--generation", "\(current + 1)", "--timeout", "0.2"])
+        XCTAssertEqual(future.status, 1, future.output)
+    }
+
+    func testTheGenerationContinuesAcrossRestarts() throws {
+        let before = try generation()
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.start()
+        let again = try generation()
+        XCTAssertEqual(again.number, before.number, "the same tables: the same generation")
+        XCTAssertEqual(again.hash, before.hash)
+        XCTAssertEqual(daemon.stop(), 0)
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Changé pendant l'arrêt\";\n")
+        try daemon.start()
+        let after = try generation()
+        XCTAssertEqual(after.number, before.number + 1, "changed while down: the next generation")
+        XCTAssertNotEqual(after.hash, before.hash)
+        // Restoring the bytes restores the hash (the number only grows).
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
+        _ = try daemon.connect().send(Sync())
+        let restored = try generation()
+        XCTAssertEqual(restored.number, after.number + 1)
+        XCTAssertEqual(restored.hash, before.hash)
+    }
+
+    func testBadRequestsAreRefusedByField() throws {
+        let connection = try daemon.connect()
+        _ = try connection.send(Hello(client: "tests"))
+        func refusal<R: Request>(_ request: R) -> String {
+            do {
+                _ = try connection.send(request)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        XCTAssertTrue(refusal(Ack(bundle: app, generation: 1)).contains("no subscription of this connection acknowledges"))
+        _ = try connection.send(Subscribe(name: "s", bundle: app, acknowledges: true))
+        XCTAssertTrue(refusal(Ack(bundle: app, generation: UInt64.max)).contains("has no generation 18446744073709551615 yet"))
+        XCTAssertTrue(refusal(Wait(bundles: [daemon.root + "/Nothing"])).contains("no bundle at"))
+        XCTAssertTrue(refusal(Wait(bundles: ["/elsewhere"])).contains("outside"))
+        XCTAssertTrue(refusal(Wait(timeout: -1)).contains("timeout"))
+        XCTAssertTrue(refusal(Wait(timeout: .infinity)).contains("timeout"))
+        let usage = try lprojctl(["wait", "--generation", "0"])
+        XCTAssertEqual(usage.status, 2)
+        let unknown = try lprojctl(["wait", "--bundle", daemon.root + "/Nothing", "--timeout", "1"])
+        XCTAssertEqual(unknown.status, 1)
+    }
+
+    // MARK: - Helpers
+
+    private func make(_ language: String) throws -> LiveBundle {
+        var options = LiveBundle.Options()
+        options.socketPath = daemon.socket
+        options.environment = ["LANG": "\(language).UTF-8", "LANGUAGE": language, "XDG_CONFIG_HOME": config]
+        return try LiveBundle(path: app, options: options)
+    }
+
+    private func generation() throws -> (number: UInt64, hash: String) {
+        let list = try daemon.connect().send(List())
+        let bundle = try XCTUnwrap(list.bundles.first { $0.path == app })
+        return (try XCTUnwrap(bundle.generation), try XCTUnwrap(bundle.hash))
+    }
+
+    private func lprojctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let output = daemon.directory + "/lprojctl-output"
+        let status = try runToEnd(binaryDirectory().appendingPathComponent("lprojctl").path, arguments + ["--socket", daemon.socket], output: output)
+        return (status, try String(contentsOfFile: output, encoding: .utf8))
+    }
+}
