@@ -29,7 +29,7 @@ TMPFILESDIR := $(PREFIX)/lib/tmpfiles.d
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR := $(PREFIX)/share/zsh/vendor-completions
 FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
-VERSION := 0.1.0
+VERSION := 0.2.0
 STAGE := .build/stage
 DEB := .build/lprojd_$(VERSION)-1_$(shell dpkg --print-architecture 2>/dev/null || echo amd64).deb
 

@@ -7,7 +7,7 @@ import Glibc
 /// status never race.
 public enum Console {
     /// The version every lprojd program reports.
-    public static let version = "0.1.0"
+    public static let version = "0.2.0"
 
     /// Writes `text` and a newline to standard output.
     public static func out(_ text: String) {

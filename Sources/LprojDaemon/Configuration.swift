@@ -117,6 +117,8 @@ public struct Configuration: Sendable, Equatable {
         public var reservedClients = 4
         /// How long a new connection has to send its first complete request line.
         public var firstRequestTimeout: Duration = .seconds(10)
+        /// How long a `hold` may keep a bundle's changes back before they are published anyway.
+        public var maximumHold: Duration = .seconds(60)
         /// Subscriptions on one connection.
         public var maximumSubscriptions = 64
         /// Names in one filter of a request (`languages`, `tables`).
@@ -239,6 +241,7 @@ public struct Configuration: Sendable, Equatable {
                   "", "[Limits]", "MaxTableBytes=\(limits.maximumTableBytes)", "MaxTableObjects=\(limits.maximumTableObjects)",
                   "MaxRequestBytes=\(limits.maximumRequestBytes)", "MaxClients=\(limits.maximumClients)", "MaxClientsPerUser=\(limits.maximumClientsPerUser)",
                   "ReservedClients=\(limits.reservedClients)", "FirstRequestTimeout=\(Self.milliseconds(limits.firstRequestTimeout))ms",
+                  "MaxHold=\(Self.milliseconds(limits.maximumHold))ms",
                   "MaxSubscriptions=\(limits.maximumSubscriptions)", "MaxFilterNames=\(limits.maximumFilterNames)", "Misses=\(limits.maximumMisses)", "SharedImages=\(limits.sharedImages)",
                   "ClientQueueBytes=\(limits.clientQueueBytes)", "UserQueueBytes=\(limits.userQueueBytes)", "HistoryLength=\(limits.historyLength)", "HistoryBytes=\(limits.historyBytes)",
                   "", "[State]", "Directory=\(state.resolvedDirectory(environment: environment))", "MaxApps=\(state.maximumApps)",

@@ -128,6 +128,7 @@ public enum ConfigurationFile {
         case ("Limits", "MaxClientsPerUser"): configuration.limits.maximumClientsPerUser = try number(value, of: key)
         case ("Limits", "ReservedClients"): configuration.limits.reservedClients = try number(value, of: key)
         case ("Limits", "FirstRequestTimeout"): configuration.limits.firstRequestTimeout = try duration(value, of: key)
+        case ("Limits", "MaxHold"): configuration.limits.maximumHold = try duration(value, of: key)
         case ("Limits", "MaxSubscriptions"): configuration.limits.maximumSubscriptions = try number(value, of: key)
         case ("Limits", "Misses"): configuration.limits.maximumMisses = try number(value, of: key)
         case ("Limits", "SharedImages"): configuration.limits.sharedImages = try number(value, of: key)

@@ -243,6 +243,7 @@ public final class Daemon {
             if held, !treeRead { feed.readBatch(into: core) }
             feed.dropMarkers(for: core)
             core.answerSyncs()
+            core.releaseHolds(at: .now)
             core.answerWaits(at: .now)
             armTimer()
             flushTouched()

@@ -26,7 +26,7 @@ import LprojWatch
 /// counters, warnings and errors `status` reports.
 public final class DaemonCore {
     /// The program and version, as `hello` and `status` report them.
-    public static let server = "lprojd 0.1.0"
+    public static let server = "lprojd 0.2.0"
 
     var configuration: Configuration
     let log: Log
@@ -60,6 +60,8 @@ public final class DaemonCore {
     let generations: Generations
     /// The `wait` requests not answered yet.
     var waits: [PendingWait] = []
+    /// The bundles held (`hold`), with what was read meanwhile.
+    var holds: [ExactName: BundleHold] = [:]
     private var handlers = Handlers()
 
     /// A `sync` waiting for the tree: which session, and the request's id.
@@ -109,7 +111,7 @@ public final class DaemonCore {
 
     /// When the core next needs the time: a change that waits, or a poll.
     var nextDeadline: ContinuousClock.Instant? {
-        [pending.nextDeadline, kernelLimits.nextPoll, nextWaitDeadline].compactMap { $0 }.min()
+        [pending.nextDeadline, kernelLimits.nextPoll, nextWaitDeadline, nextHoldDeadline].compactMap { $0 }.min()
     }
 
     // MARK: - Connections
@@ -130,9 +132,12 @@ public final class DaemonCore {
     }
 
     /// Forgets a session whose connection went.
-    func close(_ session: Session) {
+    func close(_ session: Session, at now: ContinuousClock.Instant = .now) {
         admission.release(session.peer.uid)
         publisher.closeSession(session)
+        // What it held is published; a wait on its generations now counts without it.
+        if holds.values.contains(where: { $0.session == session.id }) { releaseHolds(of: session.id, at: now) }
+        answerWaits(at: now)
     }
 
     /// Answers one request line of `session` (every failure an error reply).
@@ -243,7 +248,7 @@ public final class DaemonCore {
                 return true
             }
         }
-        publish(tables.apply(loaded))
+        publish(tables.apply(keepingHeld(loaded)))
     }
 
     /// The paths whose wait is over.
@@ -272,6 +277,7 @@ public final class DaemonCore {
     /// changed: the end of a turn, for a driver that writes nothing between.
     func endTurn(at now: ContinuousClock.Instant = .now) {
         answerSyncs()
+        if !holds.isEmpty { releaseHolds(at: now) }
         answerWaits(at: now)
         keepGenerations()
         if hasDueChecks { runDueChecks() }

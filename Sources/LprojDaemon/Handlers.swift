@@ -59,5 +59,7 @@ extension DaemonCore {
         handlers.register(Misses.self, DaemonCore.listMisses)
         handlers.register(Ack.self, DaemonCore.acknowledge)
         handlers.register(Wait.self, DaemonCore.wait)
+        handlers.register(Hold.self, DaemonCore.hold)
+        handlers.register(Release.self, DaemonCore.release)
     }
 }

@@ -33,6 +33,7 @@ public struct ValueRange: Sendable, Equatable {
         ("MaxClientsPerUser", .init(.count, 1, 65_536)),
         ("ReservedClients", .init(.count, 0, 1_024)),
         ("FirstRequestTimeout", .init(.milliseconds, 100, 3_600_000)),
+        ("MaxHold", .init(.milliseconds, 100, 3_600_000)),
         ("MaxSubscriptions", .init(.count, 1, 4_096)),
         ("MaxFilterNames", .init(.count, 1, 65_536)),
         ("Misses", .init(.count, 0, 1_000_000)),

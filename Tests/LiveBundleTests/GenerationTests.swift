@@ -119,6 +119,86 @@ final class GenerationTests: XCTestCase {
         XCTAssertEqual(restored.hash, before.hash)
     }
 
+    /// A hold keeps a bundle's changes back however far apart they are saved, and the release publishes them as one
+    /// generation: a LiveBundle swaps both tables in with one observer call, never a mix.
+    func testAHeldBundlesChangesArriveTogether() throws {
+        try daemon.write("App/fr.lproj/Second.strings", "\"other\" = \"Autre\";\n")
+        _ = try daemon.connect().send(Sync())
+        let bundle = try make("fr")
+        defer { bundle.close() }
+        try awaitState(of: bundle) { bundle.isConnected }
+        XCTAssertEqual(try lprojctl(["wait", "--bundle", app, "--timeout", "10"]).status, 0)
+        let changes = ChangeLog()
+        let token = bundle.observe { changes.append($0) }
+        defer { token.cancel() }
+        let before = try generation().number
+
+        var holder: DaemonConnection! = try daemon.connect()
+        _ = try holder.send(Hello(client: "deploy"))
+        let held = try holder.send(Hold(bundle: app))
+        XCTAssertEqual(held.seconds, 60)
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil 2\";\n")
+        _ = try holder.send(Sync())
+        XCTAssertEqual(try generation().number, before, "read, kept back")
+        XCTAssertEqual(try lprojctl(["wait", "--bundle", app, "--timeout", "10"]).status, 0)
+        XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Accueil", "nothing published yet")
+        try daemon.write("App/fr.lproj/Second.strings", "\"other\" = \"Autre 2\";\n")
+        _ = try holder.send(Sync())
+        let released = try holder.send(Release(bundle: app))
+        XCTAssertEqual(released.generation, before + 1)
+        XCTAssertEqual(released.tables, 2)
+        XCTAssertEqual(try lprojctl(["wait", "--bundle", app, "--timeout", "10"]).status, 0)
+        XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Accueil 2")
+        XCTAssertEqual(bundle.localizedString(forKey: "other", value: nil, table: "Second"), "Autre 2")
+        XCTAssertEqual(changes.changes.map(\.changedKeys), [["Localizable": ["home_title"], "Second": ["other"]]], "one swap, both tables")
+
+        // Another connection cannot hold it meanwhile; a closed holder's changes are published.
+        _ = try holder.send(Hold(bundle: app))
+        let other = try daemon.connect()
+        XCTAssertThrowsError(try other.send(Hold(bundle: app))) { XCTAssertTrue("\($0)".contains("is held by pid \(getpid())"), "\($0)") }
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil 3\";\n")
+        _ = try holder.send(Sync())
+        holder = nil
+        _ = try other.send(Sync())
+        XCTAssertEqual(try generation().number, before + 2)
+        XCTAssertThrowsError(try other.send(Release(bundle: app))) { XCTAssertTrue("\($0)".contains("holds no"), "\($0)") }
+    }
+
+    /// `lprojctl batch` runs a command under a hold and exits with its status.
+    func testLprojctlBatchPublishesACommandsChangesAsOneGeneration() throws {
+        let before = try generation().number
+        let script = "printf '\"home_title\" = \"Batch fr\";\\n' > \(app)/fr.lproj/Localizable.strings && "
+            + "printf '\"home_title\" = \"Batch en\";\\n' > \(app)/en.lproj/Localizable.strings && exit 3"
+        let batch = try lprojctl(["batch", "--bundle", app, "--socket", daemon.socket, "--", "/bin/sh", "-c", script], socket: false)
+        XCTAssertEqual(batch.status, 3, batch.output)
+        XCTAssertEqual(batch.output, "\(app): generation \(before + 1) (2 table files read)\n")
+        XCTAssertEqual(try generation().number, before + 1)
+        let missing = try lprojctl(["batch", "--bundle", app, "--socket", daemon.socket, "--", "/no/such/command"], socket: false)
+        XCTAssertEqual(missing.status, 127)
+        XCTAssertEqual(missing.output, "\(app): nothing changed\n")
+        XCTAssertEqual(try lprojctl(["batch", "--bundle", app, "--socket", daemon.socket], socket: false).status, 2)
+        // A bundle a deploy is about to make may be held; one outside every root may not.
+        XCTAssertEqual(try lprojctl(["batch", "--bundle", daemon.root + "/New", "--socket", daemon.socket, "--", "true"], socket: false).status, 0)
+        XCTAssertEqual(try lprojctl(["batch", "--bundle", "/elsewhere", "--socket", daemon.socket, "--", "true"], socket: false).status, 1)
+    }
+
+    /// A hold is bounded: past `MaxHold=` its changes are published anyway and the log says so — never wedged.
+    func testAHoldPastMaxHoldIsPublishedAnyway() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try DaemonProcess(config: "[Limits]\nMaxHold=300ms\n")
+        try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home\";\n")
+        try daemon.start()
+        let before = try generation().number
+        let holder = try daemon.connect()
+        XCTAssertEqual(try holder.send(Hold(bundle: app)).seconds, 0.3)
+        try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Held too long\";\n")
+        _ = try holder.send(Sync())
+        let wait = try lprojctl(["wait", "--bundle", app, "--generation", "\(before + 1)", "--timeout", "20"])
+        XCTAssertEqual(wait.status, 0, wait.output)
+        XCTAssertTrue(daemon.log.contains("held past [Limits] MaxHold (300 ms): its changes are published"), daemon.log)
+        _ = holder
+    }
+
     func testBadRequestsAreRefusedByField() throws {
         let connection = try daemon.connect()
         _ = try connection.send(Hello(client: "tests"))
@@ -158,9 +238,17 @@ final class GenerationTests: XCTestCase {
         return (try XCTUnwrap(bundle.generation), try XCTUnwrap(bundle.hash))
     }
 
-    private func lprojctl(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    private func lprojctl(_ arguments: [String], socket: Bool = true) throws -> (status: Int32, output: String) {
         let output = daemon.directory + "/lprojctl-output"
-        let status = try runToEnd(binaryDirectory().appendingPathComponent("lprojctl").path, arguments + ["--socket", daemon.socket], output: output)
+        let status = try runToEnd(binaryDirectory().appendingPathComponent("lprojctl").path, arguments + (socket ? ["--socket", daemon.socket] : []),
+                                  output: output)
         return (status, try String(contentsOfFile: output, encoding: .utf8))
     }
+}
+
+private final class ChangeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [LiveBundle.Change] = []
+    var changes: [LiveBundle.Change] { lock.withLock { recorded } }
+    func append(_ change: LiveBundle.Change) { lock.withLock { recorded.append(change) } }
 }

@@ -15,7 +15,7 @@ final class EnvelopeTests: XCTestCase {
         imaged.image = true
         var lines = [
             try Wire.event(imaged, subscription: "live"),
-            try Wire.reply(Hello.Reply(instance: "9f2c", clock: clock, server: "lprojd 0.1.0"), to: .number(1)),
+            try Wire.reply(Hello.Reply(instance: "9f2c", clock: clock, server: "lprojd 0.2.0"), to: .number(1)),
             try Wire.reply(Sync.Reply(clock: clock), to: .string("x-1")),
             Wire.failure(ProtocolError(.unknownOperation, "unknown op \"frob\"", field: "op"), to: .number(-7)),
             Wire.failure(ProtocolError(.malformed, "bad"), to: nil),

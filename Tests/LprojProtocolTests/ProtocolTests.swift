@@ -123,7 +123,7 @@ final class WireTests: XCTestCase {
     }
 
     func testRepliesEchoTheID() throws {
-        let reply = try json(Wire.reply(Hello.Reply(instance: "9f2c", clock: Clock(instance: "9f2c", sequence: 41), server: "lprojd 0.1.0"),
+        let reply = try json(Wire.reply(Hello.Reply(instance: "9f2c", clock: Clock(instance: "9f2c", sequence: 41), server: "lprojd 0.2.0"),
                                         to: .number(1)))
         XCTAssertEqual(reply["id"] as? Int, 1)
         XCTAssertEqual(reply["ok"] as? Bool, true)

@@ -73,7 +73,7 @@ final class PackagingTests: XCTestCase {
             XCTAssertFalse(libraries.contains("not found"), libraries)
             XCTAssertFalse(libraries.contains("libswift") || libraries.contains("libFoundation"), libraries)
             let version = try runProgram(path, ["--version"], environment: ["LD_LIBRARY_PATH": ""])
-            XCTAssertEqual(version.output, "\(binary) 0.1.0\n")
+            XCTAssertEqual(version.output, "\(binary) 0.2.0\n")
         }
     }
 

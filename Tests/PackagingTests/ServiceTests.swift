@@ -23,7 +23,7 @@ final class ServiceTests: XCTestCase {
         }
         let connection = try daemon.connect()
         let hello = try connection.send(Hello(client: "tests"), timeout: .seconds(30))
-        XCTAssertEqual(hello.server, "lprojd 0.1.0")
+        XCTAssertEqual(hello.server, "lprojd 0.2.0")
         let status = try connection.send(Status())
         XCTAssertEqual(status.pid, process.processIdentifier, "the launcher's child serves: it did not detach")
         XCTAssertEqual(status.tables, 1)

@@ -109,7 +109,7 @@ final class LintDumpTests: XCTestCase {
         XCTAssertTrue(help.stdout.contains("lint [--format gcc|json] PATH..."))
         XCTAssertTrue(try runCommand("lprojctl", ["lint", "--help"]).stdout.contains("--max-bytes N"))
         XCTAssertTrue(try runCommand("lprojctl", ["dump", "-h"]).stdout.contains("--language TAG"))
-        XCTAssertEqual(try runCommand("lprojctl", ["--version"]).stdout, "lprojctl 0.1.0\n")
+        XCTAssertEqual(try runCommand("lprojctl", ["--version"]).stdout, "lprojctl 0.2.0\n")
         XCTAssertEqual(try runCommand("lprojctl", []).status, 2)
         let unknown = try runCommand("lprojctl", ["frobnicate"])
         XCTAssertEqual(unknown.status, 2)

@@ -22,7 +22,7 @@ final class LiveCommandTests: XCTestCase {
     func testStatusAndList() throws {
         let status = try lprojctl(["status", "--socket", daemon.socket])
         XCTAssertEqual(status.status, 0, status.stderr)
-        XCTAssertTrue(status.stdout.hasPrefix("lprojd 0.1.0 (pid \(daemon.pid)), instance "), status.stdout)
+        XCTAssertTrue(status.stdout.hasPrefix("lprojd 0.2.0 (pid \(daemon.pid)), instance "), status.stdout)
         XCTAssertTrue(status.stdout.contains("1 bundle, 2 tables"), status.stdout)
         let json = try lprojctl(["status", "--json", "--socket", daemon.socket])
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
