@@ -119,7 +119,6 @@ public final class Daemon {
             listener.close()
             throw DaemonError("cannot watch: \(error.description)")
         }
-        core.firstLoadFinished()
         // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
         let applied = ContinuousClock.now
         lproj_release_free_memory()

@@ -20,12 +20,19 @@ final class Generations {
         var hash: String
     }
 
+    /// One bundle's generation as the state directory keeps it.
+    private struct Saved: Codable {
+        var bundle: String
+        var number: UInt64
+        var hash: String
+    }
+
     /// The current generation of each bundle served.
     private(set) var current: [ExactName: Generation] = [:]
     /// Each served table's digest, by bundle.
     private var digests: [ExactName: [TableAddress: UInt64]] = [:]
-    /// What the state directory held at start (bundles not served yet keep their numbers for when they come back).
-    private var saved: [String: Generation] = [:]
+    /// What the state directory held at start, and bundles gone since: they keep their numbers for when they come back.
+    private var saved: [ExactName: Generation] = [:]
     /// Where they are kept; nil: not kept (tests).
     let file: String?
     /// Whether `current` changed since it was last written.
@@ -33,9 +40,10 @@ final class Generations {
 
     init(stateDirectory: String?) {
         file = stateDirectory.map { $0 + "/generations" }
+        // A list, not an object: `Café` in NFC and in NFD are two bundles, which a JSON object's keys would make one.
         if let file, let data = FileManager.default.contents(atPath: file),
-           let decoded = try? JSONDecoder().decode([String: Generation].self, from: data) {
-            saved = decoded
+           let decoded = try? JSONDecoder().decode([Saved].self, from: data) {
+            for item in decoded { saved[ExactName(item.bundle)] = Generation(number: item.number, hash: item.hash) }
         }
     }
 
@@ -51,7 +59,7 @@ final class Generations {
         }
         for bundle in digests.keys {
             let hash = hash(of: bundle)
-            let before = saved[bundle.string]
+            let before = saved[bundle]
             current[bundle] = Generation(number: before.map { $0.hash == hash ? $0.number : $0.number + 1 } ?? 1, hash: hash)
         }
         isDirty = true
@@ -71,12 +79,12 @@ final class Generations {
             if digests[bundle]?.isEmpty != false {
                 // Gone: its number is kept for when it comes back.
                 digests[bundle] = nil
-                if let last = current.removeValue(forKey: bundle) { saved[bundle.string] = last }
+                if let last = current.removeValue(forKey: bundle) { saved[bundle] = last }
                 isDirty = true
                 continue
             }
             let hash = hash(of: bundle)
-            let previous = current[bundle]?.number ?? saved[bundle.string]?.number ?? 0
+            let previous = current[bundle]?.number ?? saved[bundle]?.number ?? 0
             guard current[bundle]?.hash != hash || current[bundle] == nil else { continue }
             let generation = Generation(number: previous + 1, hash: hash)
             current[bundle] = generation
@@ -90,10 +98,11 @@ final class Generations {
     func save() throws(GenerationsError) {
         guard isDirty, let file else { return }
         var all = saved
-        for (bundle, generation) in current { all[bundle.string] = generation }
+        for (bundle, generation) in current { all[bundle] = generation }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(all) else { return }
+        let list = all.sorted { $0.key < $1.key }.map { Saved(bundle: $0.key.string, number: $0.value.number, hash: $0.value.hash) }
+        guard let data = try? encoder.encode(list) else { return }
         let temporary = file + ".new"
         do {
             try data.write(to: URL(fileURLWithPath: temporary))

@@ -43,6 +43,7 @@ final class TreeFeed {
             _ = tables.apply(consume batch, reporting: false)
         }
         firstLoad.batchesTaken()
+        core.firstLoadFinished()
         filesRead = loaded
         tree = try walked.get()
         markers = MarkerSync(tree: tree)

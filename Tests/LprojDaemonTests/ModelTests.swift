@@ -133,6 +133,9 @@ final class ModelTests: XCTestCase {
             return table
         }
 
+        // Generations: a bundle's number grows exactly when its served tables change, and its hash is its tables'.
+        var generations: [ExactName: (number: UInt64, tables: [ExactName: Table])] = [:]
+        var hashes: [String: [ExactName: Table]] = [:]
         for step in 0..<steps {
             let bundle = Self.bundles[random.next(Self.bundles.count)]
             let localization = Self.localizations[random.next(Self.localizations.count)]
@@ -247,6 +250,31 @@ final class ModelTests: XCTestCase {
             }
             if let imaged = try connection.imaged(bundles: (Self.bundles + ["L"]).map(path)), imaged.tables != expected.tables {
                 XCTFail("the daemon's images differ from the files; \(context)\n(images vs files) \(Self.difference(imaged.tables, expected.tables))")
+            }
+            for summary in try connection.request(List()).bundles {
+                // By bytes: `Café` in NFC and in NFD are two bundles.
+                let prefix = Array((summary.path + "|").utf8)
+                // (A bundle listed for its broken files alone serves nothing: it has no generation.)
+                let serves = snapshot.tables.keys.contains { Array($0.string.utf8).starts(with: prefix) }
+                guard let number = summary.generation, let hash = summary.hash else {
+                    if serves { XCTFail("\(summary.path) has no generation; \(context)") }
+                    continue
+                }
+                // Keyed by localization and table: the hash is of the contents, whichever bundle serves them (L and its target).
+                let tables = Dictionary(uniqueKeysWithValues: snapshot.tables.filter { Array($0.key.string.utf8).starts(with: prefix) }
+                    .map { (ExactName(String(decoding: Array($0.key.string.utf8).dropFirst(prefix.count), as: UTF8.self)), $0.value) })
+                if let known = hashes[hash], known != tables {
+                    XCTFail("\(summary.path): the hash \(hash) stands for other tables too; \(context)")
+                }
+                hashes[hash] = tables
+                // (The same tables may come back in a later generation: a bundle removed and made again in one step.)
+                if let last = generations[ExactName(summary.path)] {
+                    XCTAssertGreaterThanOrEqual(number, last.number, "\(summary.path): the generation went back; \(context)")
+                    if last.tables != tables {
+                        XCTAssertGreaterThan(number, last.number, "\(summary.path): changed without a new generation; \(context)")
+                    }
+                }
+                generations[ExactName(summary.path)] = (number, tables)
             }
             let implied = mirror.impliedStructure
             XCTAssertEqual(mirror.bundles, implied.bundles, "bundle events disagree with the tables served; \(context)")
