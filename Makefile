@@ -180,6 +180,7 @@ install: release
 	install -m 0644 completions/_lprojctl completions/_lprojd $(DESTDIR)$(ZSHCOMPDIR)/
 	install -m 0644 completions/lprojctl.fish completions/lprojd.fish $(DESTDIR)$(FISHCOMPDIR)/
 	install -m 0644 README.md docs/PROTOCOL.md docs/OPERATING.md docs/CLIENT.md docs/TABLES.md docs/DEPLOYING.md docs/STUDIO.md docs/CATALOGS.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 systemd/lprojd-metrics.conf $(DESTDIR)$(DOCDIR)/lprojd-metrics.conf
 
 ## uninstall: what install put there (the config is kept unless it is unchanged).
 uninstall:

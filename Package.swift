@@ -59,12 +59,13 @@ let package = Package(
         // epoll, eventfd, signalfd, accept4, SO_PEERCRED: what Glibc's module leaves out.
         .target(name: "CLinux"),
         // The daemon: event loop, catalog, subscriptions, history, selections, config.
-        .target(name: "LprojDaemon", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojFormats", "LprojBundles", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux"]),
+        .target(name: "LprojDaemon", dependencies: ["LprojLanguages", "LprojPaths", "LprojTables", "LprojFormats", "LprojBundles", "LprojProtocol", "LprojWatch", "CInih", "CSystemd", "CLinux",
+                                                   "CHTTP"]),
         // Talking to lprojd from a client process; LiveBundle.
         .target(name: "LprojClient", dependencies: ["LprojLanguages", "LprojPaths", "LprojProtocol", "LprojTables", "LprojFormats", "LprojBundles", "CLinux"]),
         // Small command-line plumbing shared by the executables.
         .target(name: "LprojCommandLine", dependencies: ["LprojFormats"]),
-        // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio.
+        // libmicrohttpd behind a small C surface (its API is variadic): HTTP for the studio and the daemon's metrics.
         .target(name: "CHTTP", linkerSettings: [.linkedLibrary("microhttpd")]),
         // The translator's workbench: an HTTP server over lprojd and the one writer, and its page.
         .target(name: "LprojStudio", dependencies: ["LprojLanguages", "LprojPaths", "CHTTP", "LprojBundles", "LprojEditing", "LprojClient", "LprojProtocol", "LprojTables", "LprojFormats"]),

@@ -1,5 +1,5 @@
 # fish completion for lprojctl (installed as share/fish/vendor_completions.d/lprojctl.fish)
-set -l commands lint check scan dump match get set rm mv coverage catalog status list tail select misses studio wait batch
+set -l commands lint check scan dump match get set rm mv coverage catalog status list tail select misses studio wait batch metrics
 complete -c lprojctl -f
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a lint -d 'report every problem in tables'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a check -d 'cross-language checks of bundles'
@@ -71,7 +71,7 @@ complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l count -x -d 'exit 
 complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l diagnostics -d 'also the bundles\' checks'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -l app -x -d 'the app\'s identifier'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -a system -d 'follow the environment again'
-complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail select coverage misses studio wait batch" -l socket -r -F -d 'the daemon\'s socket'
+complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail select coverage misses studio wait batch metrics" -l socket -r -F -d 'the daemon\'s socket'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a wait -d 'until every process following the bundles shows their generation'
 complete -c lprojctl -n "__fish_seen_subcommand_from wait" -l bundle -r -a '(__fish_complete_directories)' -d 'a bundle to wait for'
 complete -c lprojctl -n "__fish_seen_subcommand_from wait" -l generation -x -d 'the generation to wait for'
@@ -79,3 +79,4 @@ complete -c lprojctl -n "__fish_seen_subcommand_from wait" -l timeout -x -d 'sec
 complete -c lprojctl -n "__fish_seen_subcommand_from wait" -l json -d 'print JSON'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a batch -d 'a command\'s changes published as one generation'
 complete -c lprojctl -n "__fish_seen_subcommand_from batch" -l bundle -r -a '(__fish_complete_directories)' -d 'a bundle whose changes go together'
+complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a metrics -d 'the daemon\'s metrics in Prometheus\' text format'

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
+#include <sys/eventfd.h>
 #include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -214,4 +215,8 @@ long lproj_access_acl(const char *path, void *buffer, unsigned long size) {
     ssize_t length = getxattr(path, "system.posix_acl_access", buffer, size);
     if (length < 0 && (errno == ENODATA || errno == ENOTSUP)) return 0;
     return (long)length;
+}
+
+int lproj_eventfd(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }

@@ -88,11 +88,40 @@ public struct Configuration: Sendable, Equatable {
         public var path: String?
         public var mode: UInt32 = 0o660
         public var group: Principal?
+        /// Where `GET /metrics` is served over HTTP; nil: nowhere (the default).
+        public var metricsListen: ListenAddress?
 
         /// The socket path to use: the configured one, else the default rule.
         public func resolvedPath(environment: [String: String]) -> String {
             path ?? SocketPath.resolve(environment: environment, userID: getuid())
         }
+    }
+
+    /// An IP literal and a port: `127.0.0.1:9464`, `[::1]:9464` (port 0: any free one).
+    public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+        public var address: String
+        public var port: UInt16
+
+        /// Reads `ADDRESS:PORT`; nil when it is not one.
+        public init?(_ text: String) {
+            let host: Substring, portText: Substring
+            if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
+                host = text[text.index(after: text.startIndex)..<close]
+                portText = text[text.index(close, offsetBy: 2)...]
+            } else if let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") {
+                host = text[..<colon]
+                portText = text[text.index(after: colon)...]
+            } else {
+                return nil
+            }
+            var buffer = [UInt8](repeating: 0, count: 16)
+            guard let port = UInt16(portText), !host.isEmpty,
+                  inet_pton(AF_INET, String(host), &buffer) == 1 || inet_pton(AF_INET6, String(host), &buffer) == 1 else { return nil }
+            address = String(host)
+            self.port = port
+        }
+
+        public var description: String { address.contains(":") ? "[\(address)]:\(port)" : "\(address):\(port)" }
     }
 
     public struct Access: Sendable, Equatable {
@@ -236,6 +265,7 @@ public struct Configuration: Sendable, Equatable {
         lines += watch.followLinksTo.map { "FollowLinksTo=\($0)" }
         lines += ["", "[Socket]", "Path=\(socket.resolvedPath(environment: environment))",
                   "Mode=0" + String(socket.mode, radix: 8), "Group=\(socket.group?.name ?? "")",
+                  "MetricsListen=\(socket.metricsListen?.description ?? "")",
                   "", "[Access]", "AllowUsers=\(list(access.allowUsers))", "AllowGroups=\(list(access.allowGroups))",
                   "SelectUsers=\(list(access.selectUsers))", "SelectGroups=\(list(access.selectGroups))",
                   "", "[Limits]", "MaxTableBytes=\(limits.maximumTableBytes)", "MaxTableObjects=\(limits.maximumTableObjects)",

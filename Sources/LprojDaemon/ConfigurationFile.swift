@@ -117,6 +117,12 @@ public enum ConfigurationFile {
             configuration.socket.mode = mode
         case ("Socket", "Group"):
             configuration.socket.group = value.isEmpty ? nil : try group(value)
+        case ("Socket", "MetricsListen"):
+            guard !value.isEmpty else { configuration.socket.metricsListen = nil; break }
+            guard let listen = Configuration.ListenAddress(value) else {
+                throw ValueError("expected an IP address and a port, as 127.0.0.1:9464 or [::1]:9464, not '\(value)'")
+            }
+            configuration.socket.metricsListen = listen
         case ("Access", "AllowUsers"): configuration.access.allowUsers = try words(value).map(user)
         case ("Access", "AllowGroups"): configuration.access.allowGroups = try words(value).map(group)
         case ("Access", "SelectUsers"): configuration.access.selectUsers = try words(value).map(user)

@@ -39,6 +39,8 @@ public final class Daemon {
     let poller: Int32
     private let signals: Int32
     private let timer: Int32
+    /// `[Socket] MetricsListen=`'s HTTP endpoint, when set.
+    private var metrics: MetricsEndpoint?
     /// When the timer is set to fire (nil: disarmed).
     private var timerDeadline: ContinuousClock.Instant?
     private var stopping = false
@@ -111,6 +113,14 @@ public final class Daemon {
             listener.close()
             throw DaemonError("cannot set up the event loop: \(String(cString: strerror(errno)))")
         }
+        if let listen = configuration.socket.metricsListen {
+            do throws(MetricsEndpointError) {
+                metrics = try MetricsEndpoint(address: listen.address, port: listen.port)
+            } catch {
+                listener.close()
+                throw DaemonError("[Socket] MetricsListen=\(listen): cannot listen: \(error.message)")
+            }
+        }
         let startedWatching = ContinuousClock.now
         _ = DaemonCore.systemFileLimit   // read now: with no descriptor left it could not be
         do throws(WatchedTree.StartError) {
@@ -142,6 +152,11 @@ public final class Daemon {
         add(feed.tree.descriptor, events: interestIn)
         add(signals, events: interestIn)
         add(timer, events: interestIn)
+        if let metrics {
+            add(metrics.wakeUp, events: interestIn)
+            core.metricsURL = metrics.url
+            log.info("metrics on \(metrics.url)")
+        }
         core.treeChanged(feed.status)
     }
 
@@ -224,6 +239,8 @@ public final class Daemon {
                     timerDeadline = nil
                     closeSilentConnections(at: .now)
                     feed.timerFired(into: core)
+                } else if let metrics, descriptor == metrics.wakeUp {
+                    metrics.render { core.metricsText() }
                 } else if descriptor == signals {
                     while case let signal = lproj_signalfd_read(signals), signal != 0 {
                         if signal == SIGHUP {
@@ -353,6 +370,7 @@ public final class Daemon {
 
     private func shutDown() {
         service.stopping()
+        metrics?.stop()
         lproj_epoll_remove(poller, listener.descriptor)
         listener.close()
         feed.close()

@@ -70,6 +70,7 @@ extension DaemonCore {
         if let refused = request.refused, refused.utf8.count > 4096 {
             return .failure(ProtocolError(.limit, "a refusal is at most 4,096 bytes", field: "refused"))
         }
+        counters["acknowledgements", default: 0] += 1
         let previous = session.shown[request.bundle]
         if previous?.generation != request.generation || previous?.refused != request.refused {
             session.shown[request.bundle] = Session.Shown(generation: request.generation, since: now, refused: request.refused)

@@ -31,6 +31,7 @@ extension DaemonCore {
     /// Applies a configuration that read and checked (`roots` canonical,
     /// `polled` the roots to poll) and returns what the tree must do.
     func apply(_ new: Configuration, roots newRoots: [String], polled: [ExactName: String]) -> RootChanges {
+        counters["reloads", default: 0] += 1
         lastError = nil
         log.setLevel(new.log.level)
         access = AccessPolicy(new, ownUser: access.ownUser)
@@ -72,6 +73,7 @@ extension DaemonCore {
 
     /// A reload that failed: the previous configuration stays, and `status` says why until one succeeds.
     func reloadFailed(_ error: any Error) {
+        counters["reloads-failed", default: 0] += 1
         lastError = "reload failed, the previous configuration stays: \(error)"
         log.error("\(lastError!)")
     }

@@ -252,7 +252,7 @@ extension DaemonCore {
                                    roots: roots, watches: tree.watches, bundles: tables.bundles.count, tables: tables.served.count,
                                    clients: clients, counters: counters, lastError: lastError,
                                    warnings: kernelLimits.warnings.isEmpty ? nil : kernelLimits.warnings.keys.sorted().map { kernelLimits.warnings[$0]! },
-                                   polledRoots: polled.isEmpty ? nil : polled))
+                                   polledRoots: polled.isEmpty ? nil : polled, metrics: metricsURL))
     }
 
     func sync(_ request: Sync, session: Session, id: RequestID) -> Answer<Sync.Reply> {

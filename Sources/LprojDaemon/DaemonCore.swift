@@ -62,6 +62,12 @@ public final class DaemonCore {
     var waits: [PendingWait] = []
     /// The bundles held (`hold`), with what was read meanwhile.
     var holds: [ExactName: BundleHold] = [:]
+    /// Where the metrics are served over HTTP, when they are (`MetricsListen=`).
+    var metricsURL: String?
+    /// From the watcher reading a save's event to its change being published (`lprojd_publish_seconds`).
+    var publishLatency = LatencyHistogram()
+    /// When the watcher read the oldest event whose change is not published yet.
+    private var unpublishedSince: ContinuousClock.Instant?
     private var handlers = Handlers()
 
     /// A `sync` waiting for the tree: which session, and the request's id.
@@ -182,6 +188,7 @@ public final class DaemonCore {
     /// kernel's queue overflowed, so events were lost: every root is to be
     /// crawled and every known file read (`rescanned` takes the result).
     func take(_ batch: WatchBatch, at now: ContinuousClock.Instant) -> [String]? {
+        if unpublishedSince == nil { unpublishedSince = now }
         if batch.overflowed {
             counters["overflows", default: 0] += 1
             let limit = Self.firstLine(of: "/proc/sys/fs/inotify/max_queued_events") ?? "?"
@@ -327,6 +334,10 @@ public final class DaemonCore {
         }
         publisher.publish(changes) { [tables] in tables.served[$0] }
         publishGenerations(after: changes)
+        if !changes.isEmpty, let since = unpublishedSince {
+            publishLatency.record(.now - since)
+            unpublishedSince = nil
+        }
         for case .tableChanged(let address, let diff, false) in changes { resolveMisses(address, added: Set(diff.added.keys)) }
     }
 

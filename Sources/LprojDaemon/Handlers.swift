@@ -61,5 +61,6 @@ extension DaemonCore {
         handlers.register(Wait.self, DaemonCore.wait)
         handlers.register(Hold.self, DaemonCore.hold)
         handlers.register(Release.self, DaemonCore.release)
+        handlers.register(MetricsRequest.self, DaemonCore.metrics)
     }
 }

@@ -38,6 +38,7 @@ enum StatusCommand {
             return "polled: \(polled.root) (\(polled.reason)), \(scanned)"
         } + [
             "\(status.bundles) bundle\(status.bundles == 1 ? "" : "s"), \(status.tables) table\(status.tables == 1 ? "" : "s")",
+        ] + (status.metrics.map { ["metrics: \($0)"] } ?? []) + [
             "clients: \(status.clients.count)",
         ]
         for client in status.clients {

@@ -36,6 +36,9 @@ int lproj_signalfd_term(void);
 /// Reads one signal from a signalfd: its number, 0 when none is pending.
 int lproj_signalfd_read(int fd);
 
+/// A non-blocking, close-on-exec eventfd (a wake-up another thread writes to).
+int lproj_eventfd(void);
+
 /// A non-blocking, close-on-exec one-shot timer (CLOCK_MONOTONIC timerfd).
 int lproj_timer_create(void);
 /// Arms the timer to fire once after `nanoseconds` (at least 1); 0 disarms it.

@@ -28,10 +28,13 @@ public struct Status: Request {
         public var warnings: [String]?
         /// The roots polled instead of watched, nil when none is.
         public var polledRoots: [PolledRoot]?
+        /// Where `GET /metrics` is served over HTTP (`[Socket] MetricsListen=`), when it is (lprojd 0.2.0).
+        public var metrics: String?
 
         public init(server: String, pid: Int32, instance: String, clock: Clock, uptimeSeconds: Double, roots: [String], watches: Int,
                     bundles: Int, tables: Int, clients: [Client], counters: [String: UInt64], lastError: String? = nil,
-                    warnings: [String]? = nil, polledRoots: [PolledRoot]? = nil) {
+                    warnings: [String]? = nil, polledRoots: [PolledRoot]? = nil, metrics: String? = nil) {
+            self.metrics = metrics
             self.lastError = lastError
             self.warnings = warnings
             self.polledRoots = polledRoots
