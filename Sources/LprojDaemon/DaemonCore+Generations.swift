@@ -75,7 +75,7 @@ extension DaemonCore {
         if previous?.generation != request.generation || previous?.refused != request.refused {
             session.shown[request.bundle] = Session.Shown(generation: request.generation, since: now, refused: request.refused)
         }
-        answerWaits(at: now)
+        // The waits are answered at the end of the turn: a thousand acknowledgements read in one turn are looked at once.
         return .reply(EmptyReply())
     }
 
@@ -143,6 +143,8 @@ extension DaemonCore {
 
     /// The reply to `pending` when it is done, or `final` (its deadline): nil while it waits.
     private func waitReply(_ pending: PendingWait, at now: ContinuousClock.Instant, final: Bool) -> Wait.Reply? {
+        // Before the deadline, the first acknowledging follower that lags ends the look (no list is made).
+        if !final, isLagging(pending) { return nil }
         var lagging: [Wait.Follower] = []
         var done = true
         for (bundle, target) in pending.targets.sorted(by: { $0.key < $1.key }) {
@@ -157,6 +159,20 @@ extension DaemonCore {
         }
         guard done || final else { return nil }
         return Wait.Reply(done: done, generations: pending.targets, lagging: lagging)
+    }
+
+    /// Whether a generation `pending` waits for is unpublished, or an acknowledging follower does not show it.
+    private func isLagging(_ pending: PendingWait) -> Bool {
+        for (bundle, target) in pending.targets {
+            if (generations.generation(of: bundle)?.number ?? 0) < target { return true }
+            for session in publisher.sessions {
+                if let shown = session.shown[bundle], shown.refused == nil, shown.generation >= target { continue }
+                guard session.subscriptions.values.contains(where: { $0.acknowledges && $0.matches(.bundle(bundle), app: session.app) }),
+                      publisher.readAccess.allows(session, .bundle(bundle)) else { continue }
+                return true
+            }
+        }
+        return false
     }
 
     /// The connections following `bundle` (a subscription that covers it), and what each says it shows.

@@ -116,8 +116,8 @@ struct RawSubscriber {
         self.descriptor = descriptor
     }
 
-    /// Connects and subscribes (`{"id":1,"op":"subscribe","name":"b"}`), waiting for the reply.
-    init?(socket path: String) {
+    /// Connects and (unless `subscribe` is false) subscribes (`{"id":1,"op":"subscribe","name":"b"}`), waiting for the reply.
+    init?(socket path: String, subscribe: Bool = true) {
         descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
@@ -129,6 +129,7 @@ struct RawSubscriber {
             close(descriptor)
             return nil
         }
+        guard subscribe else { return }
         let request = Array("{\"id\":1,\"op\":\"subscribe\",\"name\":\"b\"}\n".utf8)
         _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard let reply = readLine(timeoutMilliseconds: 10_000), reply.contains("\"ok\":true") else { return nil }
