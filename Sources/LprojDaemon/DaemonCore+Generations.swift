@@ -12,8 +12,8 @@ extension DaemonCore {
     struct PendingWait {
         var session: Int
         var id: RequestID
-        /// The generation waited for, per bundle.
-        var targets: [String: UInt64]
+        /// The generation waited for, per bundle (by bytes: twins in NFC and NFD are two).
+        var targets: [(bundle: ExactName, generation: UInt64)]
         var deadline: ContinuousClock.Instant
     }
 
@@ -46,12 +46,17 @@ extension DaemonCore {
         }
     }
 
-    /// After a subscription with `acknowledges` is made: its bundle's current generation, for it to acknowledge once it holds it.
+    /// After a subscription with `acknowledges` (or `generations`) is made: the current generation of each bundle it covers,
+    /// for it to acknowledge once it holds it.
     func sendCurrentGeneration(to subscription: Subscription, of session: Session) {
-        guard subscription.wantsGenerations, let bundle = subscription.bundle?.string, let generation = generations.generation(of: bundle),
-              let body = try? Wire.eventBody(GenerationPublished(clock: clock, bundle: bundle, generation: generation.number, hash: generation.hash))
-        else { return }
-        session.enqueueEvent(body, for: subscription.name)
+        guard subscription.wantsGenerations else { return }
+        let bundles = subscription.bundle.map { [$0] } ?? generations.current.keys.sorted()
+        for bundle in bundles where publisher.readAccess.allows(session, .generation(bundle: bundle.string)) {
+            guard let generation = generations.current[bundle],
+                  let body = try? Wire.eventBody(GenerationPublished(clock: clock, bundle: bundle.string, generation: generation.number,
+                                                                     hash: generation.hash)) else { continue }
+            session.enqueueEvent(body, for: subscription.name)
+        }
     }
 
     func acknowledge(_ request: Ack, session: Session, id: RequestID) -> Answer<EmptyReply> {
@@ -71,9 +76,9 @@ extension DaemonCore {
             return .failure(ProtocolError(.limit, "a refusal is at most 4,096 bytes", field: "refused"))
         }
         counters["acknowledgements", default: 0] += 1
-        let previous = session.shown[request.bundle]
+        let previous = session.shown[ExactName(request.bundle)]
         if previous?.generation != request.generation || previous?.refused != request.refused {
-            session.shown[request.bundle] = Session.Shown(generation: request.generation, since: now, refused: request.refused)
+            session.shown[ExactName(request.bundle)] = Session.Shown(generation: request.generation, since: now, refused: request.refused)
         }
         // The waits are answered at the end of the turn: a thousand acknowledgements read in one turn are looked at once.
         return .reply(EmptyReply())
@@ -109,13 +114,13 @@ extension DaemonCore {
         } else {
             bundles = generations.current.keys.map(\.string).filter { publisher.readAccess.allows(session, .bundle($0)) }.sorted()
         }
-        var targets: [String: UInt64] = [:]
+        var targets: [(bundle: ExactName, generation: UInt64)] = []
         for bundle in bundles {
             let current = generations.generation(of: bundle)!.number
             if let wanted = request.generation, wanted > current + 1_000_000 {
                 return .failure(ProtocolError(.invalidField, "\(bundle) is at generation \(current): \(wanted) is not coming", field: "generation"))
             }
-            targets[bundle] = request.generation ?? current
+            targets.append((ExactName(bundle), request.generation ?? current))
         }
         let pending = PendingWait(session: session.id, id: id, targets: targets, deadline: now + .milliseconds(Int64(timeout * 1000)))
         if let reply = waitReply(pending, at: now, final: timeout == 0) { return .reply(reply) }
@@ -147,10 +152,10 @@ extension DaemonCore {
         if !final, isLagging(pending) { return nil }
         var lagging: [Wait.Follower] = []
         var done = true
-        for (bundle, target) in pending.targets.sorted(by: { $0.key < $1.key }) {
+        for (bundle, target) in pending.targets.sorted(by: { $0.bundle < $1.bundle }) {
             // A generation not published yet is waited for even with nobody following.
-            if (generations.generation(of: bundle)?.number ?? 0) < target { done = false }
-            for follower in followers(of: bundle, at: now) {
+            if (generations.current[bundle]?.number ?? 0) < target { done = false }
+            for follower in followers(of: bundle.string, at: now) {
                 let shows = follower.acknowledges && follower.refused == nil && (follower.generation ?? 0) >= target
                 if shows { continue }
                 if follower.acknowledges { done = false }
@@ -158,17 +163,18 @@ extension DaemonCore {
             }
         }
         guard done || final else { return nil }
-        return Wait.Reply(done: done, generations: pending.targets, lagging: lagging)
+        return Wait.Reply(done: done, generations: pending.targets.map { Wait.BundleGeneration(bundle: $0.bundle.string, generation: $0.generation) },
+                          lagging: lagging)
     }
 
     /// Whether a generation `pending` waits for is unpublished, or an acknowledging follower does not show it.
     private func isLagging(_ pending: PendingWait) -> Bool {
         for (bundle, target) in pending.targets {
-            if (generations.generation(of: bundle)?.number ?? 0) < target { return true }
+            if (generations.current[bundle]?.number ?? 0) < target { return true }
             for session in publisher.sessions {
                 if let shown = session.shown[bundle], shown.refused == nil, shown.generation >= target { continue }
-                guard session.subscriptions.values.contains(where: { $0.acknowledges && $0.matches(.bundle(bundle), app: session.app) }),
-                      publisher.readAccess.allows(session, .bundle(bundle)) else { continue }
+                guard session.subscriptions.values.contains(where: { $0.acknowledges && $0.matches(.bundle(bundle.string), app: session.app) }),
+                      publisher.readAccess.allows(session, .bundle(bundle.string)) else { continue }
                 return true
             }
         }
@@ -180,7 +186,7 @@ extension DaemonCore {
         publisher.sessions.compactMap { session -> Wait.Follower? in
             let covering = session.subscriptions.values.filter { $0.matches(.bundle(bundle), app: session.app) }
             guard !covering.isEmpty, publisher.readAccess.allows(session, .bundle(bundle)) else { return nil }
-            let shown = session.shown[bundle]
+            let shown = session.shown[ExactName(bundle)]
             let seconds = shown.map { Double(($0.since.duration(to: now)).components.seconds)
                 + Double(($0.since.duration(to: now)).components.attoseconds) / 1e18 }
             return Wait.Follower(pid: session.peer.pid, client: session.name, app: session.app, bundle: bundle,

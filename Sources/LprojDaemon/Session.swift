@@ -1,3 +1,4 @@
+import LprojPaths
 import LprojProtocol
 import LprojTables
 
@@ -23,7 +24,7 @@ final class Session {
     var name: String?
     var app: String?
     /// What it said it shows of each bundle (`ack`), and since when.
-    var shown: [String: Shown] = [:]
+    var shown: [ExactName: Shown] = [:]
 
     /// A generation a connection said it shows (or could not take).
     struct Shown {

@@ -59,14 +59,15 @@ enum WaitCommand {
         if arguments.has("json") {
             Console.out((try? CanonicalJSON.text(encoding: reply)) ?? "{}")
         } else {
-            let targets = reply.generations.sorted { $0.key < $1.key }.map { "\($0.key) generation \($0.value)" }
+            let targets = reply.generations.map { "\($0.bundle) generation \($0.generation)" }
             if reply.done {
                 Console.out("shown everywhere: " + (targets.isEmpty ? "no bundle is served" : targets.joined(separator: ", ")))
             } else {
                 Console.out("timed out after \(Self.seconds(timeout)) waiting for " + targets.joined(separator: ", "))
             }
             for follower in reply.lagging {
-                Console.out("  " + Self.describe(follower, target: reply.generations[follower.bundle]))
+                let target = reply.generations.first { Array($0.bundle.utf8) == Array(follower.bundle.utf8) }?.generation
+                Console.out("  " + Self.describe(follower, target: target))
             }
         }
         exit(reply.done ? 0 : 1)

@@ -90,7 +90,7 @@ final class GenerationTests: XCTestCase {
         _ = try silent.send(Ack(bundle: app, generation: current))
         let reply = try JSONDecoder().decode(Wait.Reply.self, from: Data(waiting.nextReplyLine(timeout: .seconds(10))))
         XCTAssertTrue(reply.done)
-        XCTAssertEqual(reply.generations, [app: current])
+        XCTAssertEqual(reply.generations, [Wait.BundleGeneration(bundle: app, generation: current)])
         XCTAssertEqual(reply.lagging.map(\.client), ["older-client"])
 
         // A generation not published yet is waited for, even by nobody.

@@ -114,7 +114,8 @@ final class ModelTests: XCTestCase {
         }
         defer { if let daemon { XCTAssertEqual(daemon.stop(), 0, daemon.log) } }
         _ = try connection.request(Hello(client: "model"))
-        let reply = try connection.request(Subscribe(name: "all", snapshot: true))
+        // The client acknowledges every generation it applied, as LiveBundle does: after each step, `wait` finds it shows them all.
+        let reply = try connection.request(Subscribe(name: "all", snapshot: true, acknowledges: true))
         var mirror = Mirror(snapshot: try XCTUnwrap(reply.tables))
         var history: [String] = []
         // The bundle `L` links to (nil: no link). A file broken when L was
@@ -276,6 +277,10 @@ final class ModelTests: XCTestCase {
                 }
                 generations[ExactName(summary.path)] = (number, tables)
             }
+            let waited = try connection.request(Wait(timeout: 0))
+            if !waited.done {
+                XCTFail("the client applied every event, yet it does not show every generation: \(waited.lagging); \(context)")
+            }
             let implied = mirror.impliedStructure
             XCTAssertEqual(mirror.bundles, implied.bundles, "bundle events disagree with the tables served; \(context)")
             XCTAssertEqual(mirror.localizations, implied.localizations, "localization events disagree with the tables served; \(context)")
@@ -397,6 +402,12 @@ extension Mirror {
     mutating func catchUp(_ connection: any ModelConnection) throws {
         _ = try connection.request(Sync())
         while let event = connection.arrivedEvent() {
+            if event.name == GenerationPublished.name {
+                // Every event before it is applied: the mirror holds that generation.
+                let published = try event.decode(GenerationPublished.self)
+                _ = try connection.request(Ack(bundle: published.bundle, generation: published.generation))
+                continue
+            }
             try apply(event)
         }
     }

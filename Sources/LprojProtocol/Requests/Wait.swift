@@ -21,15 +21,26 @@ public struct Wait: Request {
     public struct Reply: Codable, Sendable, Equatable {
         /// True when every acknowledging process shows its bundle's generation.
         public var done: Bool
-        /// The generation waited for, per bundle.
-        public var generations: [String: UInt64]
+        /// The generation waited for, per bundle (a list: two bundles may differ only in Unicode normalization).
+        public var generations: [BundleGeneration]
         /// Who does not show it yet (or never says: `acknowledges: false`).
         public var lagging: [Follower]
 
-        public init(done: Bool, generations: [String: UInt64], lagging: [Follower]) {
+        public init(done: Bool, generations: [BundleGeneration], lagging: [Follower]) {
             self.done = done
             self.generations = generations
             self.lagging = lagging
+        }
+    }
+
+    /// A bundle and one of its generations.
+    public struct BundleGeneration: Codable, Sendable, Equatable {
+        public var bundle: String
+        public var generation: UInt64
+
+        public init(bundle: String, generation: UInt64) {
+            self.bundle = bundle
+            self.generation = generation
         }
     }
 
