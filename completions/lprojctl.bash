@@ -4,7 +4,7 @@ _lprojctl() {
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD-1]}
     command=${COMP_WORDS[1]}
-    local commands="lint check scan dump match get set rm mv coverage catalog status list tail select misses studio wait batch metrics"
+    local commands="lint check scan dump match get set rm mv coverage catalog status list tail select misses studio wait batch metrics rollback"
     if [[ $COMP_CWORD -eq 1 ]]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
         return
@@ -33,6 +33,7 @@ _lprojctl() {
         wait) options="--bundle --generation --timeout --json --socket --help" ;;
         batch) options="--bundle --socket --help" ;;
         metrics) options="--socket --help" ;;
+        rollback) options="--bundle --to --socket --help" ;;
         catalog) options="--output --states --table --catalog --bundle --macro --localizable --source-language --language --root --dry-run --check --explain --json --force --help" ;;
         status|list) options="--json --socket --help" ;;
         tail) options="--json --diagnostics --bundle --language --table --count --socket --help" ;;

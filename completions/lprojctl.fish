@@ -1,5 +1,5 @@
 # fish completion for lprojctl (installed as share/fish/vendor_completions.d/lprojctl.fish)
-set -l commands lint check scan dump match get set rm mv coverage catalog status list tail select misses studio wait batch metrics
+set -l commands lint check scan dump match get set rm mv coverage catalog status list tail select misses studio wait batch metrics rollback
 complete -c lprojctl -f
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a lint -d 'report every problem in tables'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a check -d 'cross-language checks of bundles'
@@ -71,7 +71,7 @@ complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l count -x -d 'exit 
 complete -c lprojctl -n "__fish_seen_subcommand_from tail" -l diagnostics -d 'also the bundles\' checks'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -l app -x -d 'the app\'s identifier'
 complete -c lprojctl -n "__fish_seen_subcommand_from select" -a system -d 'follow the environment again'
-complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail select coverage misses studio wait batch metrics" -l socket -r -F -d 'the daemon\'s socket'
+complete -c lprojctl -n "__fish_seen_subcommand_from get status list tail select coverage misses studio wait batch metrics rollback" -l socket -r -F -d 'the daemon\'s socket'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a wait -d 'until every process following the bundles shows their generation'
 complete -c lprojctl -n "__fish_seen_subcommand_from wait" -l bundle -r -a '(__fish_complete_directories)' -d 'a bundle to wait for'
 complete -c lprojctl -n "__fish_seen_subcommand_from wait" -l generation -x -d 'the generation to wait for'
@@ -80,3 +80,6 @@ complete -c lprojctl -n "__fish_seen_subcommand_from wait" -l json -d 'print JSO
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a batch -d 'a command\'s changes published as one generation'
 complete -c lprojctl -n "__fish_seen_subcommand_from batch" -l bundle -r -a '(__fish_complete_directories)' -d 'a bundle whose changes go together'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a metrics -d 'the daemon\'s metrics in Prometheus\' text format'
+complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a rollback -d 'a bundle\'s tables back to a kept generation'
+complete -c lprojctl -n "__fish_seen_subcommand_from rollback" -l bundle -r -a '(__fish_complete_directories)' -d 'the bundle'
+complete -c lprojctl -n "__fish_seen_subcommand_from rollback" -l to -x -d 'the generation to go back to'

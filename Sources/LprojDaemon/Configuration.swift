@@ -148,6 +148,9 @@ public struct Configuration: Sendable, Equatable {
         public var firstRequestTimeout: Duration = .seconds(10)
         /// How long a `hold` may keep a bundle's changes back before they are published anyway.
         public var maximumHold: Duration = .seconds(60)
+        /// Generations of each bundle kept for `rollback`, and the bytes of changed tables they may hold in all.
+        public var rollbackGenerations = 8
+        public var rollbackBytes = 64 << 20
         /// Subscriptions on one connection.
         public var maximumSubscriptions = 64
         /// Names in one filter of a request (`languages`, `tables`).
@@ -274,6 +277,7 @@ public struct Configuration: Sendable, Equatable {
                   "MaxHold=\(Self.milliseconds(limits.maximumHold))ms",
                   "MaxSubscriptions=\(limits.maximumSubscriptions)", "MaxFilterNames=\(limits.maximumFilterNames)", "Misses=\(limits.maximumMisses)", "SharedImages=\(limits.sharedImages)",
                   "ClientQueueBytes=\(limits.clientQueueBytes)", "UserQueueBytes=\(limits.userQueueBytes)", "HistoryLength=\(limits.historyLength)", "HistoryBytes=\(limits.historyBytes)",
+                  "RollbackGenerations=\(limits.rollbackGenerations)", "RollbackBytes=\(limits.rollbackBytes)",
                   "", "[State]", "Directory=\(state.resolvedDirectory(environment: environment))", "MaxApps=\(state.maximumApps)",
                   "", "[Log]", "Level=\(log.level.rawValue)"]
         return lines.joined(separator: "\n")

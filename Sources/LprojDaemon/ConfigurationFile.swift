@@ -143,6 +143,8 @@ public enum ConfigurationFile {
         case ("Limits", "UserQueueBytes"): configuration.limits.userQueueBytes = try number(value, of: key)
         case ("Limits", "HistoryLength"): configuration.limits.historyLength = try number(value, of: key)
         case ("Limits", "HistoryBytes"): configuration.limits.historyBytes = try number(value, of: key)
+        case ("Limits", "RollbackGenerations"): configuration.limits.rollbackGenerations = try number(value, of: key)
+        case ("Limits", "RollbackBytes"): configuration.limits.rollbackBytes = try number(value, of: key)
         case ("State", "Directory"):
             guard value.isEmpty || value.hasPrefix("/") else { throw ValueError("the state directory must be absolute, not '\(value)'") }
             configuration.state.directory = value.isEmpty ? nil : value

@@ -194,4 +194,29 @@ extension DaemonCore {
                                  seconds: seconds, refused: shown?.refused)
         }
     }
+
+    func generationTables(_ request: GenerationTables, session: Session, id: RequestID) -> Answer<GenerationTables.Reply> {
+        let bundle: String
+        switch resolveBundle(request.bundle, field: "bundle") {
+        case .success(let resolved): bundle = resolved
+        case .failure(let error): return .failure(error)
+        }
+        if let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
+        guard let current = generations.generation(of: bundle), let kept = generations.kept[ExactName(bundle)] else {
+            return .failure(ProtocolError(.notFound, "no bundle at \(bundle) is served", field: "bundle"))
+        }
+        let numbers = kept.map(\.number)
+        let wanted = request.generation ?? numbers.last { $0 < current.number }
+        guard let wanted, let generation = generations.kept(wanted, of: bundle) else {
+            let list = numbers.map(String.init).joined(separator: ", ")
+            let what = request.generation.map { "generation \($0) of \(bundle) is no longer kept" } ?? "\(bundle) keeps no generation before its current one"
+            return .failure(ProtocolError(.notFound, "\(what) (kept: \(list); [Limits] RollbackGenerations=\(generations.keepCount))",
+                                          field: "generation"))
+        }
+        let tables = generation.tables.sorted { $0.key < $1.key }.map { address, table in
+            TableSnapshot(bundle: address.bundle, language: address.localization, table: address.table, entries: table.entries)
+        }
+        return .reply(GenerationTables.Reply(generation: generation.number, hash: generation.hash, current: current.number, kept: numbers,
+                                             tables: tables))
+    }
 }

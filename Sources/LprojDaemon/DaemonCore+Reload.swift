@@ -40,6 +40,8 @@ extension DaemonCore {
         publisher.queueLimit = new.limits.clientQueueBytes
         publisher.userQueueLimit = new.limits.userQueueBytes
         publisher.setHistoryBounds(capacity: new.limits.historyLength, maximumBytes: new.limits.historyBytes)
+        generations.keepCount = new.limits.rollbackGenerations
+        generations.keepBytes = new.limits.rollbackBytes
         misses.setCapacity(new.limits.maximumMisses)
         pending.rules = .init(grace: new.watch.removalGrace, quiet: new.watch.quietPeriod)
         for warning in new.warnings() { log.warning("reload: \(warning)") }

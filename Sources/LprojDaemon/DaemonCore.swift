@@ -104,6 +104,8 @@ public final class DaemonCore {
         admission = Admission(configuration, ownUser: getuid())
         misses = MissBook(capacity: configuration.limits.maximumMisses)
         generations = Generations(stateDirectory: selections.stateDirectory)
+        generations.keepCount = configuration.limits.rollbackGenerations
+        generations.keepBytes = configuration.limits.rollbackBytes
         registerHandlers(into: &handlers)
     }
 

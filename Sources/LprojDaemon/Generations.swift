@@ -35,6 +35,21 @@ final class Generations {
     private var saved: [ExactName: Generation] = [:]
     /// Where they are kept; nil: not kept (tests).
     let file: String?
+    /// The last generations of each bundle, their tables (shared with the served ones: a table that did not change is
+    /// the same object), for `rollback`: at most `keepCount` a bundle, and `keepBytes` of changed tables in all.
+    private(set) var kept: [ExactName: [Kept]] = [:]
+    var keepCount = 8
+    var keepBytes = 64 << 20
+    private var keptBytes = 0
+
+    /// One kept generation.
+    struct Kept {
+        var number: UInt64
+        var hash: String
+        var tables: [TableAddress: Table]
+        /// What its changed tables hold (an estimate: keys and texts).
+        var bytes: Int
+    }
     /// Whether `current` changed since it was last written.
     private(set) var isDirty = false
 
@@ -62,7 +77,38 @@ final class Generations {
             let before = saved[bundle]
             current[bundle] = Generation(number: before.map { $0.hash == hash ? $0.number : $0.number + 1 } ?? 1, hash: hash)
         }
+        var tables: [ExactName: [TableAddress: Table]] = [:]
+        for (address, table) in served { tables[ExactName(address.bundle), default: [:]][address] = table }
+        for (bundle, generation) in current {
+            keep(Kept(number: generation.number, hash: generation.hash, tables: tables[bundle] ?? [:], bytes: 0), of: bundle)
+        }
         isDirty = true
+    }
+
+    /// The kept generation `number` of `bundle`, if it is still kept.
+    func kept(_ number: UInt64, of bundle: String) -> Kept? {
+        kept[ExactName(bundle)]?.first { $0.number == number }
+    }
+
+    /// Records a new generation's tables, and forgets the oldest past the bounds (never a bundle's current one).
+    private func keep(_ generation: Kept, of bundle: ExactName) {
+        kept[bundle, default: []].append(generation)
+        keptBytes += generation.bytes
+        while let list = kept[bundle], list.count > max(1, keepCount) { forgetOldest(of: bundle) }
+        while keptBytes > keepBytes, let heaviest = kept.filter({ $0.value.count > 1 }).max(by: { $0.value.count < $1.value.count })?.key {
+            forgetOldest(of: heaviest)
+        }
+    }
+
+    private func forgetOldest(of bundle: ExactName) {
+        guard let oldest = kept[bundle]?.first else { return }
+        keptBytes -= oldest.bytes
+        kept[bundle]!.removeFirst()
+    }
+
+    /// What a table holds, roughly: its keys and texts.
+    private static func estimatedBytes(_ table: Table) -> Int {
+        table.reduce(0) { $0 + $1.key.utf8.count + ($1.entry.text?.utf8.count ?? 256) + 32 }
     }
 
     /// Takes in one published batch: the tables it changed (nil: gone) move their bundles to the next generation.
@@ -80,6 +126,8 @@ final class Generations {
                 // Gone: its number is kept for when it comes back.
                 digests[bundle] = nil
                 if let last = current.removeValue(forKey: bundle) { saved[bundle] = last }
+                // Its kept tables go too: a bundle made again starts from what it then serves.
+                keptBytes -= kept.removeValue(forKey: bundle)?.reduce(0) { $0 + $1.bytes } ?? 0
                 isDirty = true
                 continue
             }
@@ -90,6 +138,14 @@ final class Generations {
             current[bundle] = generation
             result.append((bundle.string, generation))
             isDirty = true
+            // Its tables: the last kept ones with this batch's changes laid over.
+            var tables = kept[bundle]?.last?.tables ?? [:]
+            var bytes = 0
+            for (address, table) in changed where ExactName(address.bundle) == bundle {
+                tables[address] = table
+                bytes += table.map(Self.estimatedBytes) ?? 0
+            }
+            keep(Kept(number: generation.number, hash: hash, tables: tables, bytes: bytes), of: bundle)
         }
         return result
     }

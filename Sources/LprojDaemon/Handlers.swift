@@ -62,5 +62,6 @@ extension DaemonCore {
         handlers.register(Hold.self, DaemonCore.hold)
         handlers.register(Release.self, DaemonCore.release)
         handlers.register(MetricsRequest.self, DaemonCore.metrics)
+        handlers.register(GenerationTables.self, DaemonCore.generationTables)
     }
 }

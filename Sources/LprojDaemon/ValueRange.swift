@@ -42,6 +42,8 @@ public struct ValueRange: Sendable, Equatable {
         ("UserQueueBytes", .init(.bytes, 4 << 10, 16 << 30)),
         ("HistoryLength", .init(.count, 0, 1_000_000)),
         ("HistoryBytes", .init(.bytes, 0, 4 << 30)),
+        ("RollbackGenerations", .init(.count, 1, 1000)),
+        ("RollbackBytes", .init(.bytes, 0, 16 << 30)),
         ("MaxApps", .init(.count, 1, 1_000_000)),
     ]
 

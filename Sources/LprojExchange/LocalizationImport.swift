@@ -217,7 +217,7 @@ public struct LocalizationImport: Sendable {
     }
 
     /// The edit that writes `value` at `id`; nil for a path a `.stringsdict` cannot hold (a device's plural forms).
-    static func edit(_ id: TransUnitID, value: String, catalog: Bool) -> TableEdit? {
+    public static func edit(_ id: TransUnitID, value: String, catalog: Bool) -> TableEdit? {
         switch id.steps.count {
         case 0:
             return .setText(key: id.key, value: value, comment: nil)

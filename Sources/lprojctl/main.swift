@@ -56,6 +56,7 @@ let help = """
                                          their generation (a barrier for deploys)
       batch --bundle PATH... -- COMMAND  a command's changes published as one generation
       metrics                            the daemon's metrics in Prometheus' text format
+      rollback --bundle PATH [--to N]    a bundle's tables back to a kept generation, as one
 
     Languages are tags or .lproj names. Xcode's pseudolanguages en-XA (accented),
     en-XD (double length), en-XE (bounded, [# … #]) and ar-XB (right to left) work
@@ -75,4 +76,4 @@ Subcommands.run(program, help: help, commands: ["lint": LintCommand.run, "check"
                                            "coverage": CoverageCommand.run, "catalog": CatalogCommand.run,
                                            "status": StatusCommand.run, "list": ListCommand.run, "tail": TailCommand.run,
                                            "select": SelectCommand.run, "misses": MissesCommand.run, "studio": StudioCommand.run,
-                                           "wait": WaitCommand.run, "batch": BatchCommand.run, "metrics": MetricsCommand.run])
+                                           "wait": WaitCommand.run, "batch": BatchCommand.run, "metrics": MetricsCommand.run, "rollback": RollbackCommand.run])

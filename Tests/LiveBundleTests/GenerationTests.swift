@@ -199,6 +199,68 @@ final class GenerationTests: XCTestCase {
         _ = holder
     }
 
+    /// `lprojctl rollback` writes a kept generation's tables back through the one writer — texts, plural forms, keys added
+    /// since removed — publishes them as one new generation whose hash is the old one's, and refuses a generation no longer kept.
+    func testRollbackRestoresAKeptGenerationAsOneNewGeneration() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try DaemonProcess(config: "[Limits]\nRollbackGenerations=3\n")
+        let rules = { (one: String) in """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>files</key><dict>
+            <key>NSStringLocalizedFormatKey</key><string>%#@n@</string>
+            <key>n</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string>
+            <key>NSStringFormatValueTypeKey</key><string>d</string>
+            <key>one</key><string>\(one)</string><key>other</key><string>%d files</string></dict>
+            </dict></dict></plist>
+
+            """ }
+        try daemon.write("App/en.lproj/Localizable.strings", "/* The title */\n\"home_title\" = \"Home\";\n")
+        try daemon.write("App/en.lproj/Localizable.stringsdict", rules("%d file"))
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
+        try daemon.start()
+        let before = try generation()
+        let bundle = try make("fr")
+        defer { bundle.close() }
+        try awaitState(of: bundle) { bundle.isConnected }
+
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Mauvais\";\n\"added\" = \"Ajouté\";\n")
+        try daemon.write("App/en.lproj/Localizable.stringsdict", rules("%d wrong file"))
+        _ = try daemon.connect().send(Sync())
+        let bad = try generation()
+        XCTAssertGreaterThan(bad.number, before.number)
+
+        // (Two saves: perhaps two generations. The one before both is named.)
+        let rollback = try lprojctl(["rollback", "--bundle", app, "--to", "\(before.number)"])
+        XCTAssertEqual(rollback.status, 0, rollback.output)
+        let restored = try generation()
+        XCTAssertEqual(restored.number, bad.number + 1, "one new generation")
+        XCTAssertEqual(restored.hash, before.hash, "the tables of the generation rolled back to")
+        XCTAssertTrue(rollback.output.contains("fr/Localizable: 1 set, 1 removed"), rollback.output)
+        XCTAssertTrue(rollback.output.contains("en/Localizable: 1 set, 0 removed"), rollback.output)
+        XCTAssertTrue(rollback.output.contains("\(app): generation \(restored.number), the tables of generation \(before.number)"), rollback.output)
+        XCTAssertEqual(try String(contentsOfFile: app + "/fr.lproj/Localizable.strings", encoding: .utf8), "\"home_title\" = \"Accueil\";\n")
+        XCTAssertEqual(try String(contentsOfFile: app + "/en.lproj/Localizable.strings", encoding: .utf8),
+                       "/* The title */\n\"home_title\" = \"Home\";\n", "a file with nothing to restore is not touched")
+        XCTAssertEqual(try lprojctl(["wait", "--bundle", app, "--timeout", "10"]).status, 0)
+        XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Accueil")
+        XCTAssertEqual(bundle.localization(preferences: ["en"]).localizedString(format: "files", 1), "1 file")
+
+        // Past RollbackGenerations=3, the first is no longer kept: refused, nothing written.
+        for round in 1...3 {
+            try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil \(round)\";\n")
+            _ = try daemon.connect().send(Sync())
+        }
+        let gone = try lprojctl(["rollback", "--bundle", app, "--to", "\(before.number)"])
+        XCTAssertEqual(gone.status, 1, gone.output)
+        XCTAssertTrue(gone.output.isEmpty, gone.output)
+        XCTAssertEqual(try String(contentsOfFile: app + "/fr.lproj/Localizable.strings", encoding: .utf8), "\"home_title\" = \"Accueil 3\";\n")
+        XCTAssertEqual(try daemon.connect().send(List()).bundles.first?.generation, try generation().number)
+        let refused = try daemon.connect()
+        XCTAssertThrowsError(try refused.send(GenerationTables(bundle: app, generation: before.number))) {
+            XCTAssertTrue("\($0)".contains("generation \(before.number) of \(app) is no longer kept (kept: "), "\($0)")
+        }
+    }
+
     func testBadRequestsAreRefusedByField() throws {
         let connection = try daemon.connect()
         _ = try connection.send(Hello(client: "tests"))

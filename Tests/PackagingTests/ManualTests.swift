@@ -16,8 +16,8 @@ final class ManualTests: XCTestCase {
 
     func testLprojctlsManPageListsEveryCommandAndItsOptions() throws {
         let commands = try commandsOfLprojctl()
-        XCTAssertEqual(commands, ["batch", "catalog", "check", "coverage", "dump", "get", "lint", "list", "match", "metrics", "misses", "mv", "rm", "scan",
-                                  "select", "set", "status", "studio", "tail", "wait"])
+        XCTAssertEqual(commands, ["batch", "catalog", "check", "coverage", "dump", "get", "lint", "list", "match", "metrics", "misses", "mv", "rm",
+                                  "rollback", "scan", "select", "set", "status", "studio", "tail", "wait"])
         let page = try manPage("man/lprojctl.1")
         for command in commands {
             // The command's subsection: from its .SS line to the next.
@@ -45,7 +45,7 @@ final class ManualTests: XCTestCase {
             if line.hasPrefix(".B "), line.hasSuffix("="), section.hasPrefix("[") { documented.insert("\(section) \(line.dropFirst(3).dropLast())") }
         }
         XCTAssertEqual(documented, shipped)
-        XCTAssertEqual(shipped.count, 34, "every key of config/lprojd.conf")
+        XCTAssertEqual(shipped.count, 36, "every key of config/lprojd.conf")
     }
 
     func testTheConfigManPageGivesEveryNumbersRange() throws {
