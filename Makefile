@@ -33,7 +33,7 @@ VERSION := 0.2.0
 STAGE := .build/stage
 DEB := .build/lprojd_$(VERSION)-1_$(shell dpkg --print-architecture 2>/dev/null || echo amd64).deb
 
-.PHONY: all deps build release test demo fuzz bench clean install uninstall stage deb
+.PHONY: all deps build release test demo fuzz bench soak clean install uninstall stage deb
 
 all: build
 
@@ -154,6 +154,12 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench catalog
 	$(BIN_RELEASE)/lproj-bench workers --serves 1
 	$(BIN_RELEASE)/lproj-bench workers --serves 4
+
+## soak: an hour of lproj-bench soak (lprojd and 20 LiveBundle processes under
+## random saves, batches, rollbacks, stops, kill -9, ENOSPC, descriptor
+## exhaustion); outside `make test`. Needs root (tmpfs, prlimit).
+soak: release
+	$(BIN_RELEASE)/lproj-bench soak --minutes 60 --processes 20
 
 ## install: the release binaries, config, units, sysusers.d and tmpfiles.d
 ## entries, man pages, completions and docs under PREFIX (default

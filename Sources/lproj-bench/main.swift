@@ -42,6 +42,12 @@ let help = """
             on those 50,000 tables: a poll's CPU time beside find(1); a release
             swap until published, beside a restart on the new release
 
+    Soak (outside make test; make soak runs it for an hour):
+      soak [--minutes N] [--processes N] [--seed N]
+            lprojd and N LiveBundle processes under random saves, batches, rollbacks,
+            stopped clients, kill -9 and restart, ENOSPC and descriptor exhaustion;
+            after each step every process shows the files once wait answers
+
     Options:
       -h, --help   show this help
       --version    print the version
@@ -54,4 +60,5 @@ Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": Pars
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
                                                                           "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
                                                                           "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run,
-                                                                          "workers": WorkersBenchmark.run])
+                                                                          "workers": WorkersBenchmark.run, "soak": Soak.run,
+                                                                          "soak-client": SoakClient.serve])
