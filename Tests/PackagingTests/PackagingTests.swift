@@ -39,6 +39,31 @@ final class PackagingTests: XCTestCase {
         XCTAssertTrue(unit.contains("ExecReload=/bin/kill -HUP $MAINPID"))
     }
 
+    /// The metrics drop-in (shipped in the docs): with it the unit still verifies, gains loopback networking and nothing
+    /// else — the hardening is loosened only when metrics are served — and stays well rated.
+    func testTheMetricsDropInLoosensOnlyTheNetwork() throws {
+        let root = try temporaryDirectory()
+        try runProgram("/bin/cp", ["-a", stage + "/.", root])
+        try runProgram("/bin/cp", ["-an", "/lib/systemd/system/.", root + "/usr/lib/systemd/system/"])
+        try FileManager.default.createDirectory(atPath: root + "/bin", withIntermediateDirectories: true)
+        try runProgram("/bin/cp", ["/bin/kill", root + "/bin/kill"])
+        let dropIn = root + "/etc/systemd/system/lprojd.service.d"
+        try FileManager.default.createDirectory(atPath: dropIn, withIntermediateDirectories: true)
+        try runProgram("/bin/cp", [stage + "/usr/share/doc/lprojd/lprojd-metrics.conf", dropIn + "/metrics.conf"])
+        let verify = try runProgram("/usr/bin/systemd-analyze", ["verify", "--root=\(root)", "lprojd.socket", "lprojd.service"],
+                                    environment: ["MANPATH": root + "/usr/share/man"])
+        XCTAssertEqual(verify.status, 0, verify.output)
+        XCTAssertEqual(verify.output, "", verify.output)
+        let text = try String(contentsOfFile: dropIn + "/metrics.conf", encoding: .utf8)
+        let settings = text.split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains("=") }.map(String.init)
+        XCTAssertEqual(settings, ["PrivateNetwork=no", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6", "IPAddressDeny=any",
+                                  "IPAddressAllow=localhost"])
+        let security = try runProgram("/usr/bin/systemd-analyze", ["security", "--offline=yes", "--root=\(root)", "lprojd.service"])
+        let line = try XCTUnwrap(security.output.split(separator: "\n").first { $0.contains("Overall exposure level") }, security.output)
+        let score = try XCTUnwrap(Double(line.split(separator: ":").last!.split(separator: " ").first!), String(line))
+        XCTAssertLessThanOrEqual(score, 2.5, String(line))
+    }
+
     func testThePackageHoldsWhatItShould() throws {
         let info = try runProgram("/usr/bin/dpkg-deb", ["-f", package, "Depends"]).output
         for library in ["libicu72", "libinotifytools0", "libinih1", "libsystemd0", "libmicrohttpd12"] {
