@@ -31,6 +31,15 @@ struct Handlers {
 
     /// Decodes a request line and runs its handler; every failure becomes an error reply.
     func handle(_ line: [UInt8], from session: Session, core: DaemonCore) {
+        // An acknowledgement in its plain form, read in one pass (a thousand come after every save); any other, the general path.
+        if let (id, ack) = Ack.scanned(line) {
+            switch core.acknowledge(ack, session: session, id: id) {
+            case .reply(let reply): core.reply(reply, to: id, on: session)
+            case .failure(let error): core.fail(error, to: id, on: session)
+            case .later: break
+            }
+            return
+        }
         switch Wire.header(of: line) {
         case .failure(let failure):
             core.fail(failure.error, to: failure.id, on: session)
