@@ -189,7 +189,7 @@ extension DaemonCore {
             let shown = session.shown[ExactName(bundle)]
             let seconds = shown.map { Double(($0.since.duration(to: now)).components.seconds)
                 + Double(($0.since.duration(to: now)).components.attoseconds) / 1e18 }
-            return Wait.Follower(pid: session.peer.pid, client: session.name, app: session.app, bundle: bundle,
+            return Wait.Follower(pid: session.peer.pid, uid: session.peer.uid, client: session.name, app: session.app, bundle: bundle,
                                  acknowledges: covering.contains { $0.acknowledges }, generation: shown?.generation,
                                  seconds: seconds, refused: shown?.refused)
         }

@@ -75,7 +75,8 @@ enum WaitCommand {
 
     /// One lagging process, for people.
     static func describe(_ follower: Wait.Follower, target: UInt64?) -> String {
-        let who = "pid \(follower.pid)" + (follower.app.map { " (\($0))" } ?? "") + (follower.client.map { " \($0)" } ?? "")
+        let who = "pid \(follower.pid)" + (follower.uid.map { " uid \($0)" } ?? "") + (follower.app.map { " (\($0))" } ?? "")
+            + (follower.client.map { " \($0)" } ?? "")
         guard follower.acknowledges else { return "\(who): follows \(follower.bundle) but does not acknowledge generations (not waited on)" }
         if let refused = follower.refused {
             return "\(who): could not take generation \(follower.generation ?? 0) of \(follower.bundle): \(refused)"

@@ -72,9 +72,9 @@ final class GenerationTests: XCTestCase {
         XCTAssertEqual(timedOut.status, 1, timedOut.output)
         let pid = getpid()
         XCTAssertTrue(timedOut.output.contains("timed out after 0.3 s waiting for \(app) generation \(current)"), timedOut.output)
-        XCTAssertTrue(timedOut.output.contains("pid \(pid) (com.example.silent) silent: has acknowledged no generation of \(app) yet"),
+        XCTAssertTrue(timedOut.output.contains("pid \(pid) uid \(getuid()) (com.example.silent) silent: has acknowledged no generation of \(app) yet"),
                       timedOut.output)
-        XCTAssertTrue(timedOut.output.contains("pid \(pid) older-client: follows \(app) but does not acknowledge generations (not waited on)"),
+        XCTAssertTrue(timedOut.output.contains("pid \(pid) uid \(getuid()) older-client: follows \(app) but does not acknowledge generations (not waited on)"),
                       timedOut.output)
 
         _ = try silent.send(Ack(bundle: app, generation: current, refused: "an image that could not be mapped: EPERM"))

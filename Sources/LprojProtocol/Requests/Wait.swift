@@ -47,6 +47,8 @@ public struct Wait: Request {
     /// One connection following a bundle, as a `wait` or `status` reports it.
     public struct Follower: Codable, Sendable, Equatable {
         public var pid: Int32
+        /// The user the process runs as (the connection's credentials).
+        public var uid: UInt32?
         public var client: String?
         public var app: String?
         public var bundle: String
@@ -59,9 +61,10 @@ public struct Wait: Request {
         /// Why it could not take a generation, when it said so.
         public var refused: String?
 
-        public init(pid: Int32, client: String?, app: String?, bundle: String, acknowledges: Bool, generation: UInt64?, seconds: Double?,
-                    refused: String?) {
+        public init(pid: Int32, uid: UInt32? = nil, client: String?, app: String?, bundle: String, acknowledges: Bool, generation: UInt64?,
+                    seconds: Double?, refused: String?) {
             self.pid = pid
+            self.uid = uid
             self.client = client
             self.app = app
             self.bundle = bundle
