@@ -95,6 +95,13 @@ long lproj_getdents(int fd, void *buffer, size_t size) { return syscall(SYS_getd
 
 void lproj_release_free_memory(void) { malloc_trim(0); }
 
+/* glibc raises the mmap threshold to the size of each mapped block freed
+   (up to 32 MiB), so that after the first large event leaves the history
+   the next ones come from the heap, whose holes the churn of a full
+   history never gives back: 64 MiB of events held 100 MiB. Setting the
+   threshold turns that off. */
+void lproj_fix_mmap_threshold(void) { mallopt(M_MMAP_THRESHOLD, 128 << 10); }
+
 /* glibc grows a thread's arena (not the main one) page by page, one
    mprotect each, and trims it whenever its top is free: a thread that
    keeps what it allocates then grows it again, page by page. Allocating

@@ -132,6 +132,9 @@ public final class Daemon {
         // The parse's buffers are freed but held by malloc's per-thread arenas: give them back.
         let applied = ContinuousClock.now
         lproj_release_free_memory()
+        // From now on large blocks (events the history keeps) are mapped and unmapped, never held in the heap's holes. (After
+        // the first load: its readers' arenas are sized for blocks under the threshold as it was.)
+        lproj_fix_mmap_threshold()
         log.debug("start: \(feed.filesRead) files read and applied after \(applied - startedWatching), "
                   + "memory returned after \(ContinuousClock.now - startedWatching)")
         let tables = core.tables

@@ -29,7 +29,7 @@ extension DaemonCore {
             changed[address] = deleted ? .some(nil) : .some(tables.served[address])
         }
         guard !changed.isEmpty else { return }
-        for (bundle, generation) in generations.advance(changed: changed) {
+        for (bundle, generation) in generations.advance(changed: changed, replaced: tables.replaced) {
             publisher.announce(scope: .generation(bundle: bundle)) {
                 GenerationPublished(clock: $0, bundle: bundle, generation: generation.number, hash: generation.hash)
             }
@@ -202,18 +202,21 @@ extension DaemonCore {
         case .failure(let error): return .failure(error)
         }
         if let refusal = refusal(reading: bundle, by: session) { return .failure(refusal) }
-        guard let current = generations.generation(of: bundle), let kept = generations.kept[ExactName(bundle)] else {
+        guard let current = generations.generation(of: bundle) else {
             return .failure(ProtocolError(.notFound, "no bundle at \(bundle) is served", field: "bundle"))
         }
+        let kept = generations.kept(of: bundle)
         let numbers = kept.map(\.number)
         let wanted = request.generation ?? numbers.last { $0 < current.number }
-        guard let wanted, let generation = generations.kept(wanted, of: bundle) else {
+        let served = self.tables.served.filter { Array($0.key.bundle.utf8) == Array(bundle.utf8) }
+        guard let wanted, let generation = kept.first(where: { $0.number == wanted }),
+              let found = generations.tables(of: bundle, at: wanted, served: served) else {
             let list = numbers.map(String.init).joined(separator: ", ")
             let what = request.generation.map { "generation \($0) of \(bundle) is no longer kept" } ?? "\(bundle) keeps no generation before its current one"
             return .failure(ProtocolError(.notFound, "\(what) (kept: \(list); [Limits] RollbackGenerations=\(generations.keepCount))",
                                           field: "generation"))
         }
-        let tables = generation.tables.sorted { $0.key < $1.key }.map { address, table in
+        let tables = found.sorted { $0.key < $1.key }.map { address, table in
             TableSnapshot(bundle: address.bundle, language: address.localization, table: address.table, entries: table.entries)
         }
         return .reply(GenerationTables.Reply(generation: generation.number, hash: generation.hash, current: current.number, kept: numbers,

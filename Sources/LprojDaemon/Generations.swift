@@ -29,29 +29,32 @@ final class Generations {
 
     /// The current generation of each bundle served.
     private(set) var current: [ExactName: Generation] = [:]
-    /// Each served table's digest, by bundle.
-    private var digests: [ExactName: [TableAddress: UInt64]] = [:]
+    /// Each bundle's tables' digests, combined (a sum of mixed terms: a table's term is taken out and put back as it changes).
+    private var sums: [ExactName: UInt64] = [:]
+    /// How many tables each bundle serves (none: it is gone).
+    private var counts: [ExactName: Int] = [:]
     /// What the state directory held at start, and bundles gone since: they keep their numbers for when they come back.
     private var saved: [ExactName: Generation] = [:]
     /// Where they are kept; nil: not kept (tests).
     let file: String?
-    /// The last generations of each bundle, their tables (shared with the served ones: a table that did not change is
-    /// the same object), for `rollback`: at most `keepCount` a bundle, and `keepBytes` of changed tables in all.
-    private(set) var kept: [ExactName: [Kept]] = [:]
+    /// Whether `current` changed since it was last written.
+    private(set) var isDirty = false
+    /// How each bundle's last generations came to be, oldest first: each step holds the tables it replaced as they were,
+    /// so a kept generation is the served tables with the later steps undone (`tables(of:at:served:)`). At most
+    /// `keepCount` generations a bundle (the current one counted), and `keepBytes` of replaced tables in all.
+    private(set) var steps: [ExactName: [Step]] = [:]
     var keepCount = 8
     var keepBytes = 64 << 20
     private var keptBytes = 0
 
-    /// One kept generation.
-    struct Kept {
-        var number: UInt64
-        var hash: String
-        var tables: [TableAddress: Table]
-        /// What its changed tables hold (an estimate: keys and texts).
+    /// One published change of a bundle, undoable.
+    struct Step {
+        var previous: Generation
+        var generation: Generation
+        /// The tables it replaced, as they were (nil: there was none).
+        var before: [TableAddress: Table?]
         var bytes: Int
     }
-    /// Whether `current` changed since it was last written.
-    private(set) var isDirty = false
 
     init(stateDirectory: String?) {
         file = stateDirectory.map { $0 + "/generations" }
@@ -70,84 +73,89 @@ final class Generations {
     /// Numbers every bundle served after the first load: the number it had, or the next when its tables changed meanwhile.
     func start(served: [TableAddress: Table]) {
         for (address, table) in served {
-            digests[ExactName(address.bundle), default: [:]][address] = Self.digest(table)
+            let bundle = ExactName(address.bundle)
+            sums[bundle, default: 0] &+= Self.term(address, table.contentDigest())
+            counts[bundle, default: 0] += 1
         }
-        for bundle in digests.keys {
-            let hash = hash(of: bundle)
+        for bundle in counts.keys {
+            let hash = Self.hex(sums[bundle]!)
             let before = saved[bundle]
             current[bundle] = Generation(number: before.map { $0.hash == hash ? $0.number : $0.number + 1 } ?? 1, hash: hash)
-        }
-        var tables: [ExactName: [TableAddress: Table]] = [:]
-        for (address, table) in served { tables[ExactName(address.bundle), default: [:]][address] = table }
-        for (bundle, generation) in current {
-            keep(Kept(number: generation.number, hash: generation.hash, tables: tables[bundle] ?? [:], bytes: 0), of: bundle)
         }
         isDirty = true
     }
 
-    /// The kept generation `number` of `bundle`, if it is still kept.
-    func kept(_ number: UInt64, of bundle: String) -> Kept? {
-        kept[ExactName(bundle)]?.first { $0.number == number }
-    }
-
-    /// Records a new generation's tables, and forgets the oldest past the bounds (never a bundle's current one).
-    private func keep(_ generation: Kept, of bundle: ExactName) {
-        kept[bundle, default: []].append(generation)
-        keptBytes += generation.bytes
-        while let list = kept[bundle], list.count > max(1, keepCount) { forgetOldest(of: bundle) }
-        while keptBytes > keepBytes, let heaviest = kept.filter({ $0.value.count > 1 }).max(by: { $0.value.count < $1.value.count })?.key {
-            forgetOldest(of: heaviest)
-        }
-    }
-
-    private func forgetOldest(of bundle: ExactName) {
-        guard let oldest = kept[bundle]?.first else { return }
-        keptBytes -= oldest.bytes
-        kept[bundle]!.removeFirst()
-    }
-
-    /// What a table holds, roughly: its keys and texts.
-    private static func estimatedBytes(_ table: Table) -> Int {
-        table.reduce(0) { $0 + $1.key.utf8.count + ($1.entry.text?.utf8.count ?? 256) + 32 }
-    }
-
-    /// Takes in one published batch: the tables it changed (nil: gone) move their bundles to the next generation.
-    /// Returns the bundles that moved, in path order, with their new generations.
-    func advance(changed: [TableAddress: Table?]) -> [(bundle: String, generation: Generation)] {
-        var moved = Set<ExactName>()
+    /// Takes in one published batch: the tables it changed (`changed`, nil: gone) and what they replaced (`replaced`, as
+    /// they were) move their bundles to the next generation. Returns the bundles that moved, in path order, with their new
+    /// generations.
+    func advance(changed: [TableAddress: Table?], replaced: [TableAddress: Table?]) -> [(bundle: String, generation: Generation)] {
+        var moved: [ExactName: [TableAddress: Table?]] = [:]
         for (address, table) in changed {
             let bundle = ExactName(address.bundle)
-            digests[bundle, default: [:]][address] = table.map(Self.digest)
-            moved.insert(bundle)
+            let old = replaced[address] ?? nil
+            if let old {
+                sums[bundle, default: 0] &-= Self.term(address, old.contentDigest())
+                counts[bundle, default: 0] -= 1
+            }
+            if let table {
+                sums[bundle, default: 0] &+= Self.term(address, table.contentDigest())
+                counts[bundle, default: 0] += 1
+            }
+            moved[bundle, default: [:]][address] = old
         }
         var result: [(String, Generation)] = []
-        for bundle in moved.sorted() {
-            if digests[bundle]?.isEmpty != false {
-                // Gone: its number is kept for when it comes back.
-                digests[bundle] = nil
+        for (bundle, before) in moved.sorted(by: { $0.key < $1.key }) {
+            guard (counts[bundle] ?? 0) > 0 else {
+                // Gone: its number is kept for when it comes back; its steps go (a bundle made again starts from what it serves).
+                sums[bundle] = nil
+                counts[bundle] = nil
                 if let last = current.removeValue(forKey: bundle) { saved[bundle] = last }
-                // Its kept tables go too: a bundle made again starts from what it then serves.
-                keptBytes -= kept.removeValue(forKey: bundle)?.reduce(0) { $0 + $1.bytes } ?? 0
+                keptBytes -= steps.removeValue(forKey: bundle)?.reduce(0) { $0 + $1.bytes } ?? 0
                 isDirty = true
                 continue
             }
-            let hash = hash(of: bundle)
-            let previous = current[bundle]?.number ?? saved[bundle]?.number ?? 0
+            let hash = Self.hex(sums[bundle]!)
             guard current[bundle]?.hash != hash || current[bundle] == nil else { continue }
-            let generation = Generation(number: previous + 1, hash: hash)
+            let previous = current[bundle] ?? Generation(number: saved[bundle]?.number ?? 0, hash: "")
+            let generation = Generation(number: previous.number + 1, hash: hash)
             current[bundle] = generation
             result.append((bundle.string, generation))
             isDirty = true
-            // Its tables: the last kept ones with this batch's changes laid over.
-            var tables = kept[bundle]?.last?.tables ?? [:]
-            var bytes = 0
-            for (address, table) in changed where ExactName(address.bundle) == bundle {
-                tables[address] = table
-                bytes += table.map(Self.estimatedBytes) ?? 0
+            // A bundle new to this run has nothing to go back to.
+            guard previous.hash != "" else { continue }
+            let bytes = before.values.reduce(0) { $0 + ($1?.contentByteCount ?? 0) }
+            steps[bundle, default: []].append(Step(previous: previous, generation: generation, before: before, bytes: bytes))
+            keptBytes += bytes
+            while let list = steps[bundle], list.count > max(0, keepCount - 1) { forgetOldest(of: bundle) }
+            while keptBytes > keepBytes, let heaviest = steps.filter({ !$0.value.isEmpty }).max(by: { $0.value.count < $1.value.count })?.key {
+                forgetOldest(of: heaviest)
             }
-            keep(Kept(number: generation.number, hash: hash, tables: tables, bytes: bytes), of: bundle)
         }
         return result
+    }
+
+    /// The generations of `bundle` that can be gone back to, oldest first (the current one last).
+    func kept(of bundle: String) -> [Generation] {
+        guard let now = current[ExactName(bundle)] else { return [] }
+        let list = steps[ExactName(bundle)] ?? []
+        return (list.first.map { [$0.previous] } ?? []) + list.map(\.generation).dropLast(list.isEmpty ? 0 : 1) + [now]
+    }
+
+    /// The tables `bundle` served at generation `number`: `served` (its tables now) with the later steps undone; nil when
+    /// that generation is no longer kept.
+    func tables(of bundle: String, at number: UInt64, served: [TableAddress: Table]) -> [TableAddress: Table]? {
+        guard kept(of: bundle).contains(where: { $0.number == number }) else { return nil }
+        var tables = served
+        for step in (steps[ExactName(bundle)] ?? []).reversed() where step.generation.number > number {
+            for (address, table) in step.before { tables[address] = table }
+        }
+        return tables
+    }
+
+    private func forgetOldest(of bundle: ExactName) {
+        guard let oldest = steps[bundle]?.first else { return }
+        keptBytes -= oldest.bytes
+        steps[bundle]!.removeFirst()
     }
 
     /// Writes the numbers to the state directory (a temporary file renamed over the old: a crash leaves one or the other).
@@ -169,42 +177,19 @@ final class Generations {
         isDirty = false
     }
 
-    /// The bundle's hash: its tables' digests combined in no particular order (a sum of mixed values), as 16 hex digits.
-    private func hash(of bundle: ExactName) -> String {
-        var sum: UInt64 = 0
-        for (address, digest) in digests[bundle] ?? [:] {
-            sum &+= Self.mix(Self.fnv(address.localization + "\u{0}" + address.table) ^ digest)
-        }
-        let hex = String(sum, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+    /// A table's term in its bundle's sum: its digest mixed with its localization and name.
+    private static func term(_ address: TableAddress, _ digest: UInt64) -> UInt64 {
+        mix(fnv(address.localization + "\u{0}" + address.table) ^ digest)
     }
 
-    /// A table's digest: its entries' hashes summed (the order of a file's keys does not count, their values do).
-    static func digest(_ table: Table) -> UInt64 {
-        var sum: UInt64 = 0
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        for (key, entry) in table {
-            var hash = fnv(key)
-            if let text = entry.text {
-                hash = fnv(text, seed: hash ^ 1)
-            } else if let data = try? encoder.encode(entry) {
-                hash = fnv(bytes: data, seed: hash ^ 2)
-            }
-            sum &+= mix(hash)
-        }
-        return mix(sum &+ UInt64(table.count))
+    private static func hex(_ sum: UInt64) -> String {
+        let hex = String(sum, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     private static func fnv(_ text: String, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
         var hash = seed
         for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
-    }
-
-    private static func fnv(bytes: Data, seed: UInt64) -> UInt64 {
-        var hash = seed
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         return hash
     }
 

@@ -76,6 +76,8 @@ final class ServedTables {
     private(set) var files = FileRecords()
     /// The tables served, composed from the files' last good contents.
     private(set) var served: [TableAddress: Table] = [:]
+    /// The tables the last reported batch replaced, as they were (nil: it had none there): what a generation undoes.
+    private(set) var replaced: [TableAddress: Table?] = [:]
     /// Per bundle, per localization: how many tables are served.
     private(set) var tableCounts: [ExactName: [ExactName: Int]] = [:]
     /// The keys each table name's localizations share (the reading threads make tables over them).
@@ -251,6 +253,7 @@ final class ServedTables {
         var localizationsBefore: [(bundle: ExactName, localization: ExactName, existed: Bool)] = []
         var seenBundles = Set<ExactName>(), seenLocalizations = Set<TableAddress>()
         var tables: [Change] = []
+        replaced.removeAll(keepingCapacity: true)
         // The keys alone are sorted (a pair with its composition costs a retain and release at every move).
         for address in addresses.keys.sorted() {
             let how = addresses[address]!
@@ -268,10 +271,15 @@ final class ServedTables {
                 continue
             case (nil, .some):
                 tables.append(.tableChanged(address, diff, deleted: false))
+                replaced[address] = .some(nil)
             case (.some, nil):
                 tables.append(.tableChanged(address, diff, deleted: true))
+                replaced[address] = old
             case (.some, .some):
-                if !diff.isEmpty || fixed.contains(address) { tables.append(.tableChanged(address, diff, deleted: false)) }
+                if !diff.isEmpty || fixed.contains(address) {
+                    tables.append(.tableChanged(address, diff, deleted: false))
+                    replaced[address] = old
+                }
             }
         }
         var appeared: [Change] = []

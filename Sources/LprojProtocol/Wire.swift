@@ -122,9 +122,14 @@ public enum Wire {
     static func line(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var bytes = Array(try encoder.encode(value))
-        bytes.append(0x0A)
-        return bytes
+        let data = try encoder.encode(value)
+        // Exactly the line's size: appending the newline to an array of the encoding's size would double its capacity, and
+        // the history keeps these lines (64 MiB of events held 100 MiB).
+        return [UInt8](unsafeUninitializedCapacity: data.count + 1) { buffer, count in
+            _ = data.copyBytes(to: buffer)
+            buffer[data.count] = 0x0A
+            count = data.count + 1
+        }
     }
 
     /// A decoding failure as a protocol error naming the field.

@@ -38,6 +38,8 @@ let help = """
       workers [--workers N] [--languages N] [--keys N] [--serves N] [--rounds N] [--saves N] [--json]
             N processes of one service starting at once: each parsing the whole bundle,
             LiveBundle reading what its views need, LiveBundle mapping lprojd's images
+      history [--saves N] [--keys N] [--bytes SIZE] [--json]
+            the daemon's memory with its event history full, beside it keeping none
       deploy [--bundles N] [--json]
             on those 50,000 tables: a poll's CPU time beside find(1); a release
             swap until published, beside a restart on the new release
@@ -60,5 +62,5 @@ Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": Pars
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
                                                                           "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
                                                                           "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run,
-                                                                          "workers": WorkersBenchmark.run, "soak": Soak.run,
+                                                                          "workers": WorkersBenchmark.run, "history": HistoryBenchmark.run, "soak": Soak.run,
                                                                           "soak-client": SoakClient.serve])

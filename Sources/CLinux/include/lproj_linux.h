@@ -67,6 +67,10 @@ int lproj_filesystem_type(const char *path, uint64_t *type);
 
 /// Returns freed heap memory to the system (glibc's malloc_trim(0)).
 void lproj_release_free_memory(void);
+/// Fixes glibc's mmap threshold at its default (128 KiB) instead of letting
+/// it rise each time a large block is freed: every block that large is then
+/// mapped and unmapped, never left in the heap (see the .c).
+void lproj_fix_mmap_threshold(void);
 /// Grows this thread's malloc arena by `bytes` at once and keeps it from
 /// being trimmed (see the .c); returns what to pass to
 /// lproj_release_thread_heap when the thread is done.
