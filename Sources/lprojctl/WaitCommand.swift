@@ -10,7 +10,8 @@ enum WaitCommand {
 
         Waits until every process following the bundles (every bundle served,
         without --bundle) shows generation N of each (default: the current
-        one) — its tables swapped in, acknowledged to the daemon — and exits 0.
+        one, once every change made before the command is published) — its
+        tables swapped in, acknowledged to the daemon — and exits 0.
         A process follows a bundle with a subscription that covers it
         (LiveBundle acknowledges with no code in the app); one that never
         acknowledges (an older client) is listed, not waited on. At the
@@ -48,6 +49,9 @@ enum WaitCommand {
         }
         let bundles = arguments.values("bundle").map { PathText.tidy(PathText.absolute($0)) }
         let (connection, _) = LiveDaemon.connect(arguments, client: "lprojctl wait")
+        // Every change made before this command is published first: "the current generation" then includes the files a
+        // deploy just wrote (the watcher may not have read them yet).
+        _ = LiveDaemon.send(Sync(), on: connection)
         let reply: Wait.Reply
         do {
             reply = try connection.send(Wait(bundles: bundles.isEmpty ? nil : bundles, generation: generation, timeout: timeout),

@@ -38,8 +38,7 @@ final class GenerationTests: XCTestCase {
         for round in 1...5 {
             try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil \(round)\";\n")
             try daemon.write("App/en.lproj/Localizable.strings", "\"home_title\" = \"Home \(round)\";\n")
-            // The daemon has published both saves once `sync` answers; `wait` then waits for what it published.
-            _ = try daemon.connect().send(Sync())
+            // Straight after the writes, as a deploy script does: lprojctl wait has the daemon read them first.
             let wait = try lprojctl(["wait", "--bundle", app, "--timeout", "10"])
             XCTAssertEqual(wait.status, 0, wait.output)
             XCTAssertTrue(wait.output.hasPrefix("shown everywhere: \(app) generation "), wait.output)
