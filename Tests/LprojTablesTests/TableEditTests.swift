@@ -180,6 +180,23 @@ final class TableEditTests: XCTestCase {
                        "/* Said on arrival */\r\n\"greeting\"=\"Servus\";\r\n\r\n/* Added */\r\n\"new\" = \"Neu\";\r\n")
     }
 
+    /// A new key goes where it sorts in a file whose keys are sorted (with its comment, in the file's spacing), and at the
+    /// end of one whose keys are not.
+    func testANewKeyGoesWhereItSortsInASortedFile() throws {
+        func set(_ key: String, in text: String, comment: String? = nil) throws -> String {
+            var document = try StringsTextDocument(bytes: Array(text.utf8), path: "t.strings")
+            try document.set(key, to: "new", comment: comment)
+            return String(decoding: document.bytes, as: UTF8.self)
+        }
+        XCTAssertEqual(try set("b", in: "\"a\" = \"1\";\n\"c\" = \"3\";\n"), "\"a\" = \"1\";\n\"b\" = \"new\";\n\"c\" = \"3\";\n")
+        XCTAssertEqual(try set("b", in: "/* A */\n\"a\" = \"1\";\n\n/* C */\n\"c\" = \"3\";\n", comment: "B"),
+                       "/* A */\n\"a\" = \"1\";\n\n/* B */\n\"b\" = \"new\";\n\n/* C */\n\"c\" = \"3\";\n")
+        XCTAssertEqual(try set("0", in: "\"a\" = \"1\";\r\n\"c\" = \"3\";\r\n"), "\"0\" = \"new\";\r\n\"a\" = \"1\";\r\n\"c\" = \"3\";\r\n")
+        XCTAssertEqual(try set("d", in: "\"a\" = \"1\";\n\"c\" = \"3\";\n"), "\"a\" = \"1\";\n\"c\" = \"3\";\n\"d\" = \"new\";\n")
+        XCTAssertEqual(try set("a", in: "\"b\" = \"1\";\n\"c\" = \"3\";\n\"0\" = \"z\";\n"), "\"b\" = \"1\";\n\"c\" = \"3\";\n\"0\" = \"z\";\n\"a\" = \"new\";\n",
+                       "not sorted: the end")
+    }
+
     func testAnXMLStringsTableIsEditedInItsLayout() throws {
         let text = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<plist version=\"1.0\">\n<dict>\n    <key>hello</key> <string>Hi &amp; bye</string>\n"
             + "    <key>empty</key> <string/>\n</dict>\n</plist>\n"

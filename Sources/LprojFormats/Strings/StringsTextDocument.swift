@@ -2,7 +2,8 @@ import LprojTables
 /// Old-style `.strings` text opened for editing in place: an edit changes
 /// the bytes of its entry and nothing else — comments, order, spacing,
 /// escapes elsewhere, line endings and the encoding (UTF-16 with its byte
-/// order mark stays so) are kept. A new key goes at the end, with its comment.
+/// order mark stays so) are kept. A new key goes at the end, with its
+/// comment — where it sorts, in a file whose keys are sorted.
 public struct StringsTextDocument: Sendable {
     /// The file's encoding, kept on write.
     public let encoding: TextEncoding
@@ -136,8 +137,24 @@ public struct StringsTextDocument: Sendable {
     }
 
     /// A new entry at the end (before a closing `}`), in the spacing of the
-    /// entries before it.
+    /// entries before it — or, in a file whose keys are sorted, where its key
+    /// sorts, on lines of its own before the first entry (and that entry's
+    /// comment) whose key sorts after it.
     private mutating func append(key: String, value: String, comment: String?) {
+        if let index = sortedPosition(of: key) {
+            let entry = layout.entries[index]
+            let start = lineStart(of: layout.comment(of: index, in: text)?.lowerBound ?? entry.keyRange.lowerBound)
+            // Only where the entry starts its line (an entry sharing a line with another is left as it is: the end then).
+            if text[start..<(layout.comment(of: index, in: text)?.lowerBound ?? entry.keyRange.lowerBound)].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                let indent = indentation(before: entry.keyRange.lowerBound)
+                var block: [UInt8] = []
+                if let comment { block += indent + Array("/* \(comment) */".utf8) + lineEnding }
+                block += indent + Array(StringsWriter.quoted(key).utf8) + separator + Array(StringsWriter.quoted(value).utf8) + [0x3B] + lineEnding
+                if separatesWithBlankLines { block += lineEnding }
+                text.insert(contentsOf: block, at: start)
+                return
+            }
+        }
         var insertion = text.count
         if let brace = layout.closingBrace {
             // Before the closing brace: on a line of its own when it has one, else right before it.
@@ -151,6 +168,15 @@ public struct StringsTextDocument: Sendable {
         if let comment { block += indent + Array("/* \(comment) */".utf8) + lineEnding }
         block += indent + Array(StringsWriter.quoted(key).utf8) + separator + Array(StringsWriter.quoted(value).utf8) + [0x3B] + lineEnding
         text.insert(contentsOf: block, at: insertion)
+    }
+
+    /// Where a new `key` goes in a file whose keys (two or more) are sorted by their Unicode scalars: the index of the
+    /// first entry whose key sorts after it; nil when the keys are not sorted or it sorts last.
+    private func sortedPosition(of key: String) -> Int? {
+        let keys = layout.entries.map(\.key)
+        guard keys.count >= 2, zip(keys, keys.dropFirst()).allSatisfy({ !$1.unicodeScalars.lexicographicallyPrecedes($0.unicodeScalars) })
+        else { return nil }
+        return keys.firstIndex { key.unicodeScalars.lexicographicallyPrecedes($0.unicodeScalars) }
     }
 
     /// `\r\n` when the file uses it, else `\n`.
