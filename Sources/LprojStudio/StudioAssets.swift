@@ -173,7 +173,7 @@ enum StudioAssets {
           const { status, body } = await api('/api/table?' + parameters);
           const note = document.getElementById('table-status');
           if (status !== 200) { note.textContent = body.message || 'cannot read the table'; return; }
-          note.textContent = `${body.total} keys`;
+          note.textContent = `${body.total} ${body.total === 1 ? 'key' : 'keys'}`;
           state.table = body;
           renderTable(body);
         }
@@ -208,7 +208,8 @@ enum StudioAssets {
             for (const column of body.languages) row.append(valueCell(body, column, entry));
             rows.append(row);
           }
-          document.getElementById('page').textContent = `${body.offset + 1}–${Math.min(body.offset + body.limit, body.total)} of ${body.total}`;
+          document.getElementById('page').textContent = body.total === 0 ? 'no keys'
+            : `${body.offset + 1}–${Math.min(body.offset + body.limit, body.total)} of ${body.total}`;
         }
 
         function valueCell(body, column, entry) {

@@ -64,6 +64,8 @@ try:
     driver.find_element(By.CSS_SELECTOR, 'div.language[data-language="fr"][data-table="Localizable"] button').click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, 'td.value[data-language="fr"][data-key="cart"]'))
     check("the missing cell is marked", "missing" in cell("cart").get_attribute("class"))
+    check("the table's count is in words", driver.find_element(By.ID, "table-status").text == "3 keys")
+    check("the page says which keys it shows", driver.find_element(By.ID, "page").text == "1–3 of 3")
     cell("cart").click()
     editor = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, 'td.value[data-key="cart"] textarea'))
     editor.send_keys("Panier")
