@@ -8,6 +8,9 @@ import LprojTables
 /// requests are answered once every acknowledging follower shows what they
 /// wait for, or at their deadline.
 extension DaemonCore {
+    /// The waits one connection may have unanswered.
+    static let maximumWaitsPerConnection = 16
+
     /// A `wait` not answered yet.
     struct PendingWait {
         var session: Int
@@ -68,7 +71,13 @@ extension DaemonCore {
             return .failure(ProtocolError(.invalidField, "no subscription of this connection acknowledges \(request.bundle) (subscribe with "
                                           + "\"acknowledges\": true)", field: "bundle"))
         }
-        if let current = generations.generation(of: request.bundle), request.generation > current.number {
+        // Kept only for a bundle served: what a connection says it shows is kept per bundle, and paths made up would grow it.
+        // (A bundle gone since the event is no error: the acknowledgement came after it.)
+        guard let current = generations.generation(of: request.bundle) else {
+            session.shown[ExactName(request.bundle)] = nil
+            return .reply(EmptyReply())
+        }
+        if request.generation > current.number {
             return .failure(ProtocolError(.invalidField, "\(request.bundle) has no generation \(request.generation) yet (it is at \(current.number))",
                                           field: "generation"))
         }
@@ -92,6 +101,10 @@ extension DaemonCore {
         let timeout = request.timeout ?? 30
         guard timeout >= 0, timeout <= 86_400, timeout.isFinite else {
             return .failure(ProtocolError(.invalidField, "timeout is 0 to 86,400 seconds", field: "timeout"))
+        }
+        // Each wait is kept until it is answered: a connection holds a few at most.
+        guard waits.count(where: { $0.session == session.id }) < Self.maximumWaitsPerConnection else {
+            return .failure(ProtocolError(.limit, "this connection already waits \(Self.maximumWaitsPerConnection) times", field: "op"))
         }
         var bundles: [String]
         if let named = request.bundles {

@@ -276,8 +276,19 @@ final class GenerationTests: XCTestCase {
         XCTAssertTrue(refusal(Ack(bundle: app, generation: UInt64.max)).contains("has no generation 18446744073709551615 yet"))
         XCTAssertTrue(refusal(Wait(bundles: [daemon.root + "/Nothing"])).contains("no bundle at"))
         XCTAssertTrue(refusal(Wait(bundles: ["/elsewhere"])).contains("outside"))
+        // A path not served is answered and not kept: the list of what the connection shows stays the bundles served.
+        _ = try connection.send(Subscribe(name: "every bundle", acknowledges: true))
+        XCTAssertEqual(refusal(Ack(bundle: daemon.root + "/Made-up", generation: 1)), "accepted")
+        XCTAssertEqual(try daemon.connect().send(List()).bundles.flatMap { $0.followers ?? [] }.compactMap(\.generation).count, 0)
         XCTAssertTrue(refusal(Wait(timeout: -1)).contains("timeout"))
         XCTAssertTrue(refusal(Wait(timeout: .infinity)).contains("timeout"))
+        // A connection holds at most 16 waits (each is kept until answered).
+        let waiter = try daemon.connect()
+        let future = try generation().number + 1
+        for _ in 0..<16 { try waiter.sendRequest(Wait(bundles: [app], generation: future, timeout: 60)) }
+        XCTAssertThrowsError(try waiter.send(Wait(bundles: [app], generation: future, timeout: 60))) {
+            XCTAssertTrue("\($0)".contains("already waits 16 times"), "\($0)")
+        }
         let usage = try lprojctl(["wait", "--generation", "0"])
         XCTAssertEqual(usage.status, 2)
         let unknown = try lprojctl(["wait", "--bundle", daemon.root + "/Nothing", "--timeout", "1"])
