@@ -167,10 +167,13 @@ enum StudioAssets {
 
         async function loadTable() {
           if (!state.view) return;
+          // Only the newest request's answer is shown: an older one that comes later is dropped.
+          const request = state.requests = (state.requests || 0) + 1;
           const parameters = new URLSearchParams({ bundle: state.view.bundle, table: state.view.table, offset: state.offset, limit: state.limit,
             filter: document.getElementById('filter').value, q: document.getElementById('search').value,
             languages: document.getElementById('languages').value });
           const { status, body } = await api('/api/table?' + parameters);
+          if (request !== state.requests) return;
           const note = document.getElementById('table-status');
           if (status !== 200) { note.textContent = body.message || 'cannot read the table'; return; }
           note.textContent = `${body.total} ${body.total === 1 ? 'key' : 'keys'}`;
@@ -338,6 +341,12 @@ enum StudioAssets {
         document.addEventListener('DOMContentLoaded', () => {
           document.getElementById('home').addEventListener('click', event => { event.preventDefault(); showOverview(); });
           for (const id of ['filter', 'languages', 'search']) document.getElementById(id).addEventListener('change', () => { state.offset = 0; loadTable(); });
+          // The search follows typing (a moment after the last key), not only Enter.
+          let typing;
+          document.getElementById('search').addEventListener('input', () => {
+            clearTimeout(typing);
+            typing = setTimeout(() => { state.offset = 0; loadTable(); }, 150);
+          });
           document.getElementById('controls').addEventListener('submit', event => { event.preventDefault(); loadTable(); });
           document.getElementById('pseudo').addEventListener('change', event => {
             const languages = document.getElementById('languages');
