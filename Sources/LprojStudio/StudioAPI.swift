@@ -209,6 +209,9 @@ public final class StudioAPI: Sendable {
         if language == "Base", !FileManager.default.fileExists(atPath: TablePlace.directory(of: "Base", in: bundle)) {
             return Self.json(403, ["error": "forbidden", "field": "language", "message": "\(bundle) has no Base localization: the studio does not make one"])
         }
+        if let unknown = Self.unknownNewLanguage(language, in: bundle) {
+            return Self.json(403, ["error": "forbidden", "field": "language", "message": unknown])
+        }
         guard let key = field("key") else { return Self.error(400, "key", "key is required (a string)") }
         let version = field("version")
         let writer: TableWriter
@@ -269,6 +272,7 @@ public final class StudioAPI: Sendable {
         if Pseudolanguage(tag: language) != nil { return (false, "a preview, derived from the development language") }
         guard let file = try? writer.file(for: language) else { return (false, "not a localization name") }
         if language == "Base", access(writer.bundle + "/Base.lproj", F_OK) != 0 { return (false, "the bundle has no Base localization") }
+        if access(file, F_OK) != 0, let unknown = Self.unknownNewLanguage(language, in: writer.bundle) { return (false, unknown) }
         do {
             _ = try writer.gate.place(of: file)
         } catch {
@@ -390,6 +394,14 @@ public final class StudioAPI: Sendable {
     struct Refusal: Error {
         let response: HTTPResponse
         init(_ response: HTTPResponse) { self.response = response }
+    }
+
+    /// Why a save may not make `language`'s localization in `bundle`: it has none yet, and no language is called so (a
+    /// typo, "dee", would make dee.lproj). Nil when it may.
+    static func unknownNewLanguage(_ language: String, in bundle: String) -> String? {
+        guard !FileManager.default.fileExists(atPath: TablePlace.directory(of: language, in: bundle)),
+              Locale(identifier: "en").localizedString(forLanguageCode: language) == nil else { return nil }
+        return "no language is called \(language): a save would make \(language).lproj"
     }
 
     static func direction(_ language: String) -> String {

@@ -169,6 +169,7 @@ enum StudioAssets {
           if (!state.view) return;
           // Only the newest request's answer is shown: an older one that comes later is dropped.
           const request = state.requests = (state.requests || 0) + 1;
+          state.searched = document.getElementById('search').value;
           const parameters = new URLSearchParams({ bundle: state.view.bundle, table: state.view.table, offset: state.offset, limit: state.limit,
             filter: document.getElementById('filter').value, q: document.getElementById('search').value,
             languages: document.getElementById('languages').value });
@@ -340,9 +341,16 @@ enum StudioAssets {
 
         document.addEventListener('DOMContentLoaded', () => {
           document.getElementById('home').addEventListener('click', event => { event.preventDefault(); showOverview(); });
-          for (const id of ['filter', 'languages', 'search']) document.getElementById(id).addEventListener('change', () => { state.offset = 0; loadTable(); });
+          for (const id of ['filter', 'languages']) document.getElementById(id).addEventListener('change', () => { state.offset = 0; loadTable(); });
+          // Enter (or leaving the box) searches at once — unless the table already shows that search.
+          document.getElementById('search').addEventListener('change', () => {
+            clearTimeout(typing);
+            if (document.getElementById('search').value === state.searched) return;
+            state.offset = 0;
+            loadTable();
+          });
           // The search follows typing (a moment after the last key), not only Enter.
-          let typing;
+          var typing;
           document.getElementById('search').addEventListener('input', () => {
             clearTimeout(typing);
             typing = setTimeout(() => { state.offset = 0; loadTable(); }, 150);

@@ -248,6 +248,16 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(try put(bundle, "Base", "Home").status, 403)
         XCTAssertFalse(FileManager.default.fileExists(atPath: bundle + "/en-XA.lproj"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: bundle + "/Base.lproj"))
+        // A typo in the languages box ("dee") is no new localization: read-only, with why, and a PUT is refused.
+        let typo = try put(bundle, "dee", "Heim")
+        XCTAssertEqual(typo.status, 403, typo.text)
+        XCTAssertTrue((typo.json["message"] as? String)?.contains("no language is called dee") == true, typo.text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: bundle + "/dee.lproj"))
+        let typoColumn = try XCTUnwrap((try get("/api/table?bundle=\(bundle)&languages=dee").json["languages"] as? [[String: Any]])?.first)
+        XCTAssertEqual(typoColumn["writable"] as? Bool, false)
+        // A real language the bundle does not have yet is made by its first save.
+        XCTAssertEqual(try put(bundle, "haw", "Home").status, 200)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: bundle + "/haw.lproj"))
         // A table that links outside the roots is shown read-only, with why, and a PUT is refused.
         let table = try get("/api/table?bundle=\(bundle)&languages=de,it")
         let columns = try XCTUnwrap(table.json["languages"] as? [[String: Any]])
