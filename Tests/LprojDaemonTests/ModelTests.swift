@@ -19,7 +19,10 @@ import XCTest
 /// broken file keeps its last good version), the bundles and
 /// localizations the structural events announced are those served, and
 /// (against the binary) every table image the daemon hands out, mapped,
-/// holds what the files hold.
+/// holds what the files hold. A quarter of the atomic saves are made under
+/// a hold with the bundle's other table, then released as one change; the
+/// client acknowledges every generation, and after each step a `wait`
+/// finds it shows them all.
 ///
 /// The same run drives the built binary over its socket and, far faster,
 /// the daemon's core in this process (`CoreHarness`: real inotify, a clock
@@ -153,12 +156,26 @@ final class ModelTests: XCTestCase {
                 files[ExactName(relative), default: File()].entries = new
                 files[ExactName(relative)]!.lastGood = new
             case 2, 3:
-                action = "atomic \(relative)"
+                // A quarter of them under a hold, with the bundle's other table: released as one change.
+                let held = random.next(4) == 0
+                if held { _ = try connection.request(Hold(bundle: path(bundle))) }
+                action = (held ? "held: " : "") + "atomic \(relative)"
                 let new = entries()
                 try write("\(directory)/.\(table).strings.tmp", Self.text(new))
                 try move("\(directory)/.\(table).strings.tmp", relative)
                 files[ExactName(relative), default: File()].entries = new
                 files[ExactName(relative)]!.lastGood = new
+                if held {
+                    let other = Self.tables[(Self.tables.firstIndex(of: table)! + 1) % Self.tables.count]
+                    let second = entries()
+                    try write("\(directory)/.\(other).strings.tmp", Self.text(second))
+                    try move("\(directory)/.\(other).strings.tmp", "\(directory)/\(other).strings")
+                    files[ExactName("\(directory)/\(other).strings"), default: File()].entries = second
+                    files[ExactName("\(directory)/\(other).strings")]!.lastGood = second
+                    action += " + \(other), released"
+                    _ = try connection.request(Sync())
+                    _ = try connection.request(Release(bundle: path(bundle)))
+                }
             case 4:
                 action = "broken \(relative)"
                 try write(relative, "\"k0\" = \"unterminated;\n")
