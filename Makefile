@@ -154,6 +154,7 @@ bench: release
 	$(BIN_RELEASE)/lproj-bench catalog
 	$(BIN_RELEASE)/lproj-bench workers --serves 1
 	$(BIN_RELEASE)/lproj-bench workers --serves 4
+	$(BIN_RELEASE)/lproj-bench history
 
 ## soak: an hour of lproj-bench soak (lprojd and 20 LiveBundle processes under
 ## random saves, batches, rollbacks, stops, kill -9, ENOSPC, descriptor
