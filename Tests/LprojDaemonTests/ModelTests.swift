@@ -20,9 +20,10 @@ import XCTest
 /// localizations the structural events announced are those served, and
 /// (against the binary) every table image the daemon hands out, mapped,
 /// holds what the files hold. A quarter of the atomic saves are made under
-/// a hold with the bundle's other table, then released as one change; the
-/// client acknowledges every generation, and after each step a `wait`
-/// finds it shows them all.
+/// a hold with the bundle's other table, then released as one change; some
+/// steps roll a bundle back to its previous kept generation (its tables
+/// from `generation-tables` written back); the client acknowledges every
+/// generation, and after each step a `wait` finds it shows them all.
 ///
 /// The same run drives the built binary over its socket and, far faster,
 /// the daemon's core in this process (`CoreHarness`: real inotify, a clock
@@ -140,6 +141,8 @@ final class ModelTests: XCTestCase {
         // Generations: a bundle's number grows exactly when its served tables change, and its hash is its tables'.
         var generations: [ExactName: (number: UInt64, tables: [ExactName: Table])] = [:]
         var hashes: [String: [ExactName: Table]] = [:]
+        var rollbacks = 0
+        defer { XCTAssertGreaterThan(rollbacks, 0, "seed \(seed): the run rolled back no bundle") }
         for step in 0..<steps {
             let bundle = Self.bundles[random.next(Self.bundles.count)]
             let localization = Self.localizations[random.next(Self.localizations.count)]
@@ -226,8 +229,25 @@ final class ModelTests: XCTestCase {
                 action = "rm L"
                 try remove("L")
                 linkTarget = nil
+            case 9 where random.next(3) != 0:
+                // A rollback, as lprojctl makes one: the generation before the current one written back (files it did not have
+                // removed). A bundle with none kept (new, or served nothing) is left.
+                guard let kept = try? connection.request(GenerationTables(bundle: path(bundle))) else { continue }
+                action = "rollback \(bundle) to generation \(kept.generation)"
+                rollbacks += 1
+                var wanted: [ExactName: [String: String]] = [:]
+                for table in kept.tables {
+                    wanted[ExactName("\(bundle)/\(table.language).lproj/\(table.table).strings")] = table.entries.compactMapValues(\.text)
+                }
+                for key in files.keys where key.isWithin(bundle) && wanted[key] == nil {
+                    try remove(key.string)
+                    files[key] = nil
+                }
+                for (key, entries) in wanted.sorted(by: { $0.key < $1.key }) {
+                    try write(key.string, Self.text(entries))
+                    files[key] = File(entries: entries, lastGood: entries)
+                }
             case 9:
-                guard random.next(3) == 0 else { continue }
                 action = "rm -rf \(bundle)"
                 if FileManager.default.fileExists(atPath: path(bundle)) { try remove(bundle) }
                 for key in files.keys where key.isWithin(bundle) { files[key] = nil }
