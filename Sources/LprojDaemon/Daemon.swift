@@ -243,7 +243,10 @@ public final class Daemon {
                     closeSilentConnections(at: .now)
                     feed.timerFired(into: core)
                 } else if let metrics, descriptor == metrics.wakeUp {
-                    metrics.render { core.metricsText() }
+                    metrics.render {
+                        core.counters["metrics-scrapes", default: 0] += 1
+                        return core.metricsText()
+                    }
                 } else if descriptor == signals {
                     while case let signal = lproj_signalfd_read(signals), signal != 0 {
                         if signal == SIGHUP {

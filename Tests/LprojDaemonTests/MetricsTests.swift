@@ -77,18 +77,17 @@ final class MetricsTests: XCTestCase {
             server.waitUntilExit()
         }
         try daemon.write("App/en.lproj/Localizable.strings", "\"a\" = \"two\";\n")
-        _ = try daemon.connect().send(Sync())
-        // The server scrapes once a second: its query answers the new generation within a deadline.
-        let query = "/api/v1/query?query=lprojd_bundle_generation"
+        let status = try daemon.connect()
+        _ = try status.send(Sync())
+        // The event waited on is the server's scrape, which the daemon counts: once a second scrape has begun after the
+        // change, the first (which saw it) is stored — the server scrapes a target one scrape after the other.
+        let scrapes = { try status.send(Status()).counters["metrics-scrapes"] ?? 0 }
+        let before = try scrapes()
         let deadline = ContinuousClock.now + .seconds(60)
-        var answer = ""
-        while ContinuousClock.now < deadline {
-            if let reply = try? http("GET", port: prometheusPort, path: query), reply.status == 200 {
-                answer = reply.body
-                if answer.contains("\"value\":[") && answer.contains(",\"2\"]") { break }
-            }
-            Thread.sleep(forTimeInterval: 0.2)   // the server's own scrape interval, not an event of ours
+        while try scrapes() < before + 2 {
+            guard ContinuousClock.now < deadline else { throw DaemonTestError("Prometheus did not scrape twice within 60 s") }
         }
+        let answer = try http("GET", port: prometheusPort, path: "/api/v1/query?query=lprojd_bundle_generation").body
         XCTAssertTrue(answer.contains("\"bundle\":\"\(daemon.root)/App\""), answer)
         XCTAssertTrue(answer.contains(",\"2\"]"), "Prometheus answers generation 2: \(answer)")
     }
