@@ -13,30 +13,42 @@ public enum TableVersion {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         var sum = UInt64(truncatingIfNeeded: table.count) &* 0x9E37_79B9_7F4A_7C15
-        for (key, entry) in table {
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            func mix(_ bytes: UnsafeRawBufferPointer) {
-                for byte in bytes {
-                    hash ^= UInt64(byte)
-                    hash = hash &* 0x0000_0100_0000_01B3
-                }
-            }
-            var key = key
-            key.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
-            if var text = entry.text {
-                hash = (hash ^ 1) &* 0x0000_0100_0000_01B3
-                text.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
-            } else {
-                hash = (hash ^ 2) &* 0x0000_0100_0000_01B3
-                ((try? encoder.encode(entry)) ?? Data()).withUnsafeBytes { mix($0) }
-            }
-            // A final mix, so that sums of similar entries do not cancel.
-            hash ^= hash >> 29
-            hash = hash &* 0xBF58_476D_1CE4_E5B9
-            hash ^= hash >> 32
-            sum = sum &+ hash
-        }
+        for (key, entry) in table { sum = sum &+ hash(key, entry, encoder) }
         return hex(sum)
+    }
+
+    /// The version of one key's entry (`key` absent: that of no entry): what
+    /// an edit of that key alone expects, so that a change to another key of
+    /// the table is no conflict.
+    public static func of(_ entry: Entry?, key: String) -> String {
+        guard let entry else { return hex(0) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return hex(hash(key, entry, encoder))
+    }
+
+    /// FNV-1a of the key and the entry, finally mixed so that sums of similar entries do not cancel.
+    private static func hash(_ key: String, _ entry: Entry, _ encoder: JSONEncoder) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        func mix(_ bytes: UnsafeRawBufferPointer) {
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+        }
+        var key = key
+        key.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
+        if var text = entry.text {
+            hash = (hash ^ 1) &* 0x0000_0100_0000_01B3
+            text.withUTF8 { mix(UnsafeRawBufferPointer($0)) }
+        } else {
+            hash = (hash ^ 2) &* 0x0000_0100_0000_01B3
+            ((try? encoder.encode(entry)) ?? Data()).withUnsafeBytes { mix($0) }
+        }
+        hash ^= hash >> 29
+        hash = hash &* 0xBF58_476D_1CE4_E5B9
+        hash ^= hash >> 32
+        return hash
     }
 
     private static func hex(_ value: UInt64) -> String {

@@ -15,7 +15,7 @@ extension TableWriter {
     /// `edits` made to one file in turn and written once. `catalogLanguage`:
     /// the catalog language edited, nil for all (the target's language unless said).
     func edit(_ edits: [TableEdit], in file: String, target: Target, catalogLanguage: String?? = .none,
-              ifVersion: String?) throws(Failure) -> [Change] {
+              expecting: EditExpectation) throws(Failure) -> [Change] {
         // A table that is a link is written through to the file it names (the tables know it by its name here).
         let place = try Self.failing { () throws(TableEditError) in try gate.place(of: file) }
         let name = String(place[place.index(after: place.lastIndex(of: "/")!)...])
@@ -29,7 +29,7 @@ extension TableWriter {
             if let old { tables.replace(file: file, with: old) }
             let before = tables.composed(target.language)
             let previousVersion = TableVersion.of(before)
-            if let ifVersion, ifVersion != previousVersion {
+            if !expecting.isMet(key: edits[0].key, before: before, version: previousVersion, development: tables.table(development: true)) {
                 throw .stale(key: edits[0].key, language: target.language, current: before?[edits[0].key], version: previousVersion)
             }
             var result: (bytes: [UInt8], file: TableFile)? = nil

@@ -93,33 +93,40 @@ public struct TableWriter: Sendable {
     // MARK: - Edits
 
     /// Sets `key`'s text in `language` (its comment too, when given).
-    public func set(_ key: String, to value: String, language: String, comment: String? = nil, ifVersion: String? = nil) throws(Failure) -> Change {
+    public func set(_ key: String, to value: String, language: String, comment: String? = nil, expecting: EditExpectation = .anything) throws(Failure) -> Change {
         let target = try self.target(language: language)
         let file = target.catalog ?? (target.hasRule(key, limits: limits) ? target.stringsdict : target.strings)
-        return try edit([.setText(key: key, value: value, comment: comment)], in: file!, target: target, ifVersion: ifVersion)[0]
+        return try edit([.setText(key: key, value: value, comment: comment)], in: file!, target: target, expecting: expecting)[0]
     }
 
     /// Sets one plural form of `key` in `language`: of the variable
     /// `variable` (a `.stringsdict`'s, or a catalog's substitution), or of a
     /// catalog entry's own plural variations.
     public func setPluralForm(_ key: String, variable: String?, category: String, to value: String, language: String,
-                              ifVersion: String? = nil) throws(Failure) -> Change {
+                              expecting: EditExpectation = .anything) throws(Failure) -> Change {
         let target = try self.target(language: language)
         let development = (try? loadTables().table(development: true)) ?? nil
         return try edit([Self.pluralEdit(key, variable: variable, category: category, value: value, development: development)],
-                        in: try pluralFile(target, variable: variable, category: category), target: target, ifVersion: ifVersion)[0]
+                        in: try pluralFile(target, variable: variable, category: category), target: target, expecting: expecting)[0]
     }
 
     /// Makes several edits of `language`'s table, each file written once
     /// (under its lock, checked as a whole, replaced atomically): what an
-    /// import of many translations does. Only `setText` and `setPluralForm`.
-    public func apply(_ edits: [TableEdit], language: String) throws(Failure) -> [Change] {
+    /// import of many translations does (`expecting` checked at each file), or
+    /// the studio's save of a key's forms and format at once. Only `setText`,
+    /// `setPluralForm`, `setVariation` and `setState`.
+    public func apply(_ edits: [TableEdit], language: String, expecting: EditExpectation = .anything) throws(Failure) -> [Change] {
         let target = try self.target(language: language)
         var byFile: [String: [TableEdit]] = [:]
         var order: [String] = []
-        // A key given plural forms here is a rule: its text is the rule's format, written after the forms make the rule.
+        // A key given plural forms here is a rule: its text is the rule's format, written after the forms make the rule
+        // (each rule's "other" form first: a rule is made by it).
         let rules = Set(edits.compactMap { edit -> String? in if case .setPluralForm(let key, _, _, _, _, _) = edit { key } else { nil } })
-        let ordered = edits.filter { if case .setPluralForm = $0 { true } else { false } } + edits.filter { if case .setPluralForm = $0 { false } else { true } }
+        func rank(_ edit: TableEdit) -> Int {
+            guard case .setPluralForm(_, _, let category, _, _, _) = edit else { return 2 }
+            return category == "other" ? 0 : 1
+        }
+        let ordered = edits.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
         // Read once for the whole batch: the development table (new rules take its format) and the keys the .stringsdict holds.
         let development = rules.isEmpty ? nil : ((try? loadTables().table(development: true)) ?? nil)
         var heldRules: Set<String> = []
@@ -150,7 +157,7 @@ public struct TableWriter: Sendable {
             byFile[file, default: []].append(planned)
         }
         var changes: [Change] = []
-        for file in order { changes += try edit(byFile[file]!, in: file, target: target, ifVersion: nil) }
+        for file in order { changes += try edit(byFile[file]!, in: file, target: target, expecting: expecting) }
         return changes
     }
 
@@ -178,9 +185,9 @@ public struct TableWriter: Sendable {
 
     /// Removes `key` from `language`'s table, or (nil) from every
     /// localization's; a key that is in none of them is an error.
-    public func remove(_ key: String, language: String?, ifVersion: String? = nil) throws(Failure) -> [Change] {
+    public func remove(_ key: String, language: String?, expecting: EditExpectation = .anything) throws(Failure) -> [Change] {
         try everywhere(key, language: language) { target, file, catalogLanguage throws(Failure) in
-            try edit([.remove(key: key)], in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: ifVersion)[0]
+            try edit([.remove(key: key)], in: file, target: target, catalogLanguage: catalogLanguage, expecting: expecting)[0]
         }
     }
 
@@ -191,7 +198,7 @@ public struct TableWriter: Sendable {
             throw .invalid(.key, "\"\(newKey)\" is already a key of \(holder)'s \(table) table; remove it first")
         }
         return try everywhere(key, language: nil) { target, file, catalogLanguage throws(Failure) in
-            var change = try edit([.rename(key: key, to: newKey)], in: file, target: target, catalogLanguage: catalogLanguage, ifVersion: nil)[0]
+            var change = try edit([.rename(key: key, to: newKey)], in: file, target: target, catalogLanguage: catalogLanguage, expecting: .anything)[0]
             change.newKey = newKey
             return change
         }

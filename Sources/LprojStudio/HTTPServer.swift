@@ -51,7 +51,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// The headers a request carries to the handler.
     static let headerNames = ["Host", "Origin", "Authorization", "Content-Type", "Accept", "Sec-Fetch-Site"]
     /// The query arguments a request carries to the handler.
-    static let argumentNames = ["token", "bundle", "table", "languages", "filter", "q", "offset", "limit"]
+    static let argumentNames = ["token", "bundle", "table", "languages", "filter", "q", "offset", "limit", "key", "language"]
     /// The studio's cookie.
     static let cookieName = "lproj_studio"
 

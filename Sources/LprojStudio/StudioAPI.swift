@@ -22,8 +22,13 @@ import Synchronization
 /// - `GET /api/table?bundle=&table=&languages=fr,de[&filter=&q=&offset=&limit=]`:
 ///   entries with the development text, each language's value, version,
 ///   diagnostics and misses.
-/// - `PUT /api/entry`: `{bundle, table, language, key, value | plural: {variable?, category, value}, version}`
-///   → 200 `{version, entry}`, 409 `{current, version}`, 422 `{diagnostics}`.
+/// - `GET /api/entry?bundle=&table=&key=&language=`: one key for the
+///   editor pane: its comment, source, every localization's value, the
+///   language's diagnostics and the key's history in git.
+/// - `PUT /api/entry`: `{bundle, table, language, key, value | plural: {variable?, category, value} | forms: [{variable?, category, value}] + value?,
+///   entryVersion?, sourceVersion?, version?}` → 200 `{version, entryVersion, before, entry}`,
+///   409 `{current, entryVersion, source, sourceVersion}`, 422 `{diagnostics}`.
+/// - `DELETE /api/entry`: `{bundle, table, language, key, entryVersion?}` (undoing the save that made a key).
 /// - `GET /api/events`: server-sent events (`EventHub`).
 public final class StudioAPI: Sendable {
     /// The daemon's socket (nil: the default rule).
@@ -49,7 +54,9 @@ public final class StudioAPI: Sendable {
         switch (request.method, request.path) {
         case ("GET", "/api/bundles"): return bundlesResponse()
         case ("GET", "/api/table"): return tableResponse(request)
+        case ("GET", "/api/entry"): return entryDetails(request)
         case ("PUT", "/api/entry"): return entryResponse(request)
+        case ("DELETE", "/api/entry"): return removalResponse(request)
         case ("GET", "/api/events"): return eventsResponse()
         case (_, "/api/bundles"), (_, "/api/table"), (_, "/api/entry"), (_, "/api/events"):
             return Self.error(405, "method", "\(request.method) is not allowed on \(request.path)")
@@ -85,10 +92,10 @@ public final class StudioAPI: Sendable {
                 return ["errors": mine.count { $0.severity == .error }, "warnings": mine.count { $0.severity == .warning }]
             }
             result.append([
-                "path": summary.path, "development": coverage.development ?? NSNull(),
+                "path": summary.path, "development": coverage.development ?? NSNull(), "developmentName": coverage.development.map(Self.name(of:)) ?? NSNull(),
                 "checks": ["errors": summary.checks?.errors ?? 0, "warnings": summary.checks?.warnings ?? 0],
                 "languages": order.map { language in
-                    ["language": language, "direction": Self.direction(language), "tables": languages[language] ?? [],
+                    ["language": language, "name": Self.name(of: language), "direction": Self.direction(language), "tables": languages[language] ?? [],
                      "diagnostics": problems(language)] as [String: Any]
                 },
             ])
@@ -99,20 +106,12 @@ public final class StudioAPI: Sendable {
     // MARK: - A table
 
     private func tableResponse(_ request: HTTPRequest) -> HTTPResponse {
-        let bundle: String
-        switch servedBundle(request.query["bundle"]) {
-        case .success(let path): bundle = path
+        let query: TableQuery
+        switch TableQuery.read(request, api: self) {
+        case .success(let read): query = read
         case .failure(let refusal): return refusal.response
         }
-        let tableName = request.query["table"] ?? "Localizable"
-        let writer: TableWriter
-        do {
-            writer = try self.writer(bundle: bundle, table: tableName)
-        } catch {
-            return Self.error(400, "table", error.description)
-        }
-        guard let loaded = try? LocalizedBundle.load(path: bundle) else { return Self.error(404, "bundle", "\(bundle) cannot be read") }
-        let development = DevelopmentLocalization.of(loaded)
+        let (bundle, tableName, writer, loaded, development) = (query.bundle, query.table, query.writer, query.loaded, query.development)
         let wanted = (request.query["languages"] ?? "").split(separator: ",").map(String.init).filter { !$0.isEmpty }
         let languages = wanted.isEmpty ? loaded.localizations.filter { $0 != "Base" && $0 != development } : wanted
         for language in languages where language.utf8.count > 255 || language.contains("/") {
@@ -129,9 +128,20 @@ public final class StudioAPI: Sendable {
         let search = request.query["q"]?.lowercased()
 
         let reference = development.flatMap { loaded.table(tableName, localization: $0) }
+        // A table that no longer parses on disk is shown as the daemon still serves it (its last good text), under its errors.
+        var invalid: [String: [Diagnostic]] = [:], lastGood: [String: Table] = [:]
+        for language in languages where Pseudolanguage(tag: language) == nil {
+            let errors = Self.errors(of: tableName, language: language, in: loaded)
+            guard !errors.isEmpty else { continue }
+            invalid[language] = errors
+            if let served = try? ask(Snapshot(bundle: bundle, languages: [language], tables: [tableName])).tables.first {
+                lastGood[language] = Table(served.entries)
+            }
+        }
         // A pseudolanguage column is a preview, derived from the development table.
         func table(_ language: String) -> Table? {
             if let pseudo = Pseudolanguage(tag: language) { return reference.map(pseudo.table) }
+            if invalid[language] != nil { return lastGood[language] }
             return loaded.table(tableName, localization: language)
         }
         var keys = Set(reference?.sortedKeys ?? [])
@@ -163,90 +173,36 @@ public final class StudioAPI: Sendable {
         }
         let page = selected.dropFirst(offset).prefix(limit)
         let comments = self.comments(bundle: bundle, table: tableName, development: development)
+        let isCatalog = FileManager.default.fileExists(atPath: TablePlace.catalog(tableName, in: bundle))
+        func ownSource(_ key: String) -> Any { isCatalog ? key : NSNull() }
         var rows: [[String: Any]] = []
         for key in page {
-            var values: [String: Any] = [:], problems: [String: Any] = [:], missed: [String: Any] = [:]
+            var values: [String: Any] = [:], problems: [String: Any] = [:], missed: [String: Any] = [:], versions: [String: Any] = [:]
             for language in languages {
-                values[language] = table(language)?[key].map(Self.entryObject) ?? NSNull()
+                let entry = table(language)?[key]
+                values[language] = entry.map(Self.entryObject) ?? NSNull()
+                versions[language] = TableVersion.of(entry, key: key)
                 let found = Pseudolanguage(tag: language) == nil ? diagnostics(key, language) : []
                 if !found.isEmpty {
                     problems[language] = found.map(Self.diagnosticObject)
                 }
                 if let count = misses[language]?[key] { missed[language] = count }
             }
-            rows.append(["key": key, "development": reference?[key].map(Self.entryObject) ?? NSNull(), "values": values,
+            rows.append(["key": key, "development": reference?[key].map(Self.entryObject) ?? ownSource(key), "values": values, "versions": versions,
+                         "sourceVersion": TableVersion.of(reference?[key], key: key),
                          "diagnostics": problems, "missed": missed, "comment": comments[key] ?? NSNull()])
         }
         let columns: [[String: Any]] = languages.map { language in
             // (The version TableWriter checks: the same composed table, read once with the rest.)
             let version = TableVersion.of(Pseudolanguage(tag: language) == nil ? loaded.table(tableName, localization: language) : nil)
             let (writable, reason) = writability(writer, language)
-            return ["language": language, "version": version, "direction": Self.direction(language), "writable": writable,
+            return ["language": language, "name": Self.name(of: language), "version": version, "direction": Self.direction(language),
+                    "writable": writable, "invalid": (invalid[language] ?? []).map(Self.diagnosticObject),
                     "reason": reason ?? NSNull(), "pluralCategories": PluralCategory.categories(of: language) ?? ["other"]]
         }
-        return Self.json(200, ["bundle": bundle, "table": tableName, "development": development ?? NSNull(), "languages": columns,
+        return Self.json(200, ["bundle": bundle, "table": tableName, "development": development ?? NSNull(),
+                               "developmentName": development.map(Self.name(of:)) ?? NSNull(), "languages": columns,
                                "total": selected.count, "offset": offset, "limit": limit, "entries": rows])
-    }
-
-    // MARK: - Writing
-
-    private func entryResponse(_ request: HTTPRequest) -> HTTPResponse {
-        if request.bodyTooLarge { return Self.error(413, "body", "the body is larger than the studio takes") }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any] else {
-            return Self.error(400, "body", "the body must be a JSON object")
-        }
-        func field(_ name: String) -> String? { object[name] as? String }
-        let bundle: String
-        switch servedBundle(field("bundle")) {
-        case .success(let path): bundle = path
-        case .failure(let refusal): return refusal.response
-        }
-        guard let language = field("language"), !language.isEmpty else { return Self.error(400, "language", "language is required") }
-        // A preview column is read-only, and a Base localization is never made from here.
-        if Pseudolanguage(tag: language) != nil {
-            return Self.json(403, ["error": "forbidden", "field": "language", "message": "\(language) is a preview, derived from the development language: it is not written"])
-        }
-        if language == "Base", !FileManager.default.fileExists(atPath: TablePlace.directory(of: "Base", in: bundle)) {
-            return Self.json(403, ["error": "forbidden", "field": "language", "message": "\(bundle) has no Base localization: the studio does not make one"])
-        }
-        if let unknown = Self.unknownNewLanguage(language, in: bundle) {
-            return Self.json(403, ["error": "forbidden", "field": "language", "message": unknown])
-        }
-        guard let key = field("key") else { return Self.error(400, "key", "key is required (a string)") }
-        let version = field("version")
-        let writer: TableWriter
-        do {
-            writer = try self.writer(bundle: bundle, table: field("table") ?? "Localizable")
-        } catch {
-            return Self.error(400, "table", error.description)
-        }
-        do {
-            let change: TableWriter.Change
-            if let plural = object["plural"] {
-                guard let plural = plural as? [String: Any], let category = plural["category"] as? String, let value = plural["value"] as? String else {
-                    return Self.error(400, "plural", "plural is {variable?, category, value}")
-                }
-                change = try writer.setPluralForm(key, variable: plural["variable"] as? String, category: category, to: value,
-                                                  language: language, ifVersion: version)
-            } else {
-                guard let value = field("value") else { return Self.error(400, "value", "value (a string) or plural is required") }
-                change = try writer.set(key, to: value, language: language, ifVersion: version)
-            }
-            return Self.json(200, ["version": change.version, "entry": change.after.map(Self.entryObject) ?? NSNull(), "file": change.file])
-        } catch {
-            switch error {
-            case .stale(_, _, let current, let version):
-                return Self.json(409, ["error": "stale", "message": error.description, "version": version,
-                                       "current": current.map(Self.entryObject) ?? NSNull()])
-            case .refused(let diagnostics):
-                return Self.json(422, ["error": "refused", "message": "the checks refuse this edit (nothing was written)",
-                                       "diagnostics": diagnostics.map(Self.diagnosticObject)])
-            case .forbidden(let message):
-                return Self.json(403, ["error": "forbidden", "message": message])
-            case .invalid(let field, let message):
-                return Self.json(400, ["error": "invalid", "field": field.rawValue, "message": message])
-            }
-        }
     }
 
     private func eventsResponse() -> HTTPResponse {
@@ -260,7 +216,7 @@ public final class StudioAPI: Sendable {
     // MARK: - Helpers
 
     /// The keys' comments: the table's catalog, else the development localization's `.strings`.
-    private func comments(bundle: String, table: String, development: String?) -> [String: String] {
+    func comments(bundle: String, table: String, development: String?) -> [String: String] {
         let catalog = TablePlace.catalog(table, in: bundle)
         if let data = FileManager.default.contents(atPath: catalog) { return TableComments.of(Array(data), format: .xcstrings) }
         guard let development, let data = FileManager.default.contents(atPath: TablePlace.files(of: table, localization: development, in: bundle).strings) else { return [:] }
@@ -268,7 +224,7 @@ public final class StudioAPI: Sendable {
     }
 
     /// Whether the studio's user may write `language`'s table, and why not.
-    private func writability(_ writer: TableWriter, _ language: String) -> (Bool, String?) {
+    func writability(_ writer: TableWriter, _ language: String) -> (Bool, String?) {
         if Pseudolanguage(tag: language) != nil { return (false, "a preview, derived from the development language") }
         guard let file = try? writer.file(for: language) else { return (false, "not a localization name") }
         if language == "Base", access(writer.bundle + "/Base.lproj", F_OK) != 0 { return (false, "the bundle has no Base localization") }
@@ -285,7 +241,7 @@ public final class StudioAPI: Sendable {
     }
 
     /// `request`'s reply from lprojd, on the studio's one connection for requests (made again when it broke).
-    private func ask<R: Request>(_ request: R) throws(DaemonConnection.Failure) -> R.Reply {
+    func ask<R: Request>(_ request: R) throws(DaemonConnection.Failure) -> R.Reply {
         let outcome: Result<R.Reply, DaemonConnection.Failure> = link.withLock { connection in
             var last = DaemonConnection.Failure.closed
             for _ in 0..<2 {
@@ -341,7 +297,7 @@ public final class StudioAPI: Sendable {
     }
 
     /// A writer of `table` in `bundle` (a served bundle) that writes only inside the daemon's roots.
-    private func writer(bundle: String, table: String) throws(TableWriter.Failure) -> TableWriter {
+    func writer(bundle: String, table: String) throws(TableWriter.Failure) -> TableWriter {
         var writer = try TableWriter(bundle: bundle, table: table)
         if let roots = try? served().roots { writer.gate = WriteGate(roots: roots) }
         return writer
@@ -360,7 +316,7 @@ public final class StudioAPI: Sendable {
     /// A bundle the studio shows: one the daemon serves (so reached inside
     /// its roots through no link out of them), among the bundles named
     /// when some were, named as the daemon names it; or the error naming the field.
-    private func servedBundle(_ path: String?) -> Result<String, Refusal> {
+    func servedBundle(_ path: String?) -> Result<String, Refusal> {
         guard let path, !path.isEmpty else { return .failure(Refusal(Self.error(400, "bundle", "bundle is required"))) }
         let served: Served
         do {
@@ -383,11 +339,37 @@ public final class StudioAPI: Sendable {
         return counts
     }
 
-    private func missesByKey(bundle: String, table: String) -> [String: [String: UInt64]] {
+    func missesByKey(bundle: String, table: String) -> [String: [String: UInt64]] {
         guard let reply = try? ask(Misses(bundle: bundle)) else { return [:] }
         var result: [String: [String: UInt64]] = [:]
         for record in reply.misses where record.table == table { result[record.language ?? "-", default: [:]][record.key, default: 0] += record.count }
         return result
+    }
+
+    /// A read of one table's keys: a served bundle, the table named (`Localizable` unless said) with its writer, the bundle as on disk.
+    struct TableQuery {
+        var bundle: String
+        var table: String
+        var writer: TableWriter
+        var loaded: LocalizedBundle
+        var development: String?
+
+        static func read(_ request: HTTPRequest, api: StudioAPI) -> Result<TableQuery, Refusal> {
+            let bundle: String
+            switch api.servedBundle(request.query["bundle"]) {
+            case .success(let path): bundle = path
+            case .failure(let refusal): return .failure(refusal)
+            }
+            let table = request.query["table"] ?? "Localizable"
+            let writer: TableWriter
+            do {
+                writer = try api.writer(bundle: bundle, table: table)
+            } catch {
+                return .failure(Refusal(StudioAPI.error(400, "table", error.description)))
+            }
+            guard let loaded = try? LocalizedBundle.load(path: bundle) else { return .failure(Refusal(StudioAPI.error(404, "bundle", "\(bundle) cannot be read"))) }
+            return .success(TableQuery(bundle: bundle, table: table, writer: writer, loaded: loaded, development: DevelopmentLocalization.of(loaded)))
+        }
     }
 
     /// A request refused before it got anywhere: the answer that says why.
@@ -404,6 +386,20 @@ public final class StudioAPI: Sendable {
         return "no language is called \(language): a save would make \(language).lproj"
     }
 
+    /// The errors of `language`'s files of `table` (its `.lproj` files, or the catalog holding it) as read with `bundle`.
+    static func errors(of table: String, language: String, in bundle: LocalizedBundle) -> [Diagnostic] {
+        let files = TablePlace.files(of: table, localization: language, in: bundle.path)
+        let names = [files.strings, files.stringsdict, TablePlace.catalog(table, in: bundle.path)]
+        return bundle.diagnostics.filter { $0.severity == .error && names.contains($0.file) }
+    }
+
+    /// `language`'s name in English, with its code where the name alone is ambiguous ("Chinese, Simplified (zh-Hans)").
+    static func name(of language: String) -> String {
+        if let pseudo = Pseudolanguage(tag: language) { return "preview \(pseudo.rawValue)" }
+        guard let name = Locale(identifier: "en").localizedString(forIdentifier: language), name != language else { return language }
+        return name
+    }
+
     static func direction(_ language: String) -> String {
         LanguageTag(language)?.isRightToLeft == true ? "rtl" : "ltr"
     }
@@ -418,7 +414,7 @@ public final class StudioAPI: Sendable {
 
     static func diagnosticObject(_ diagnostic: Diagnostic) -> [String: Any] {
         ["severity": diagnostic.severity.rawValue, "message": diagnostic.message, "hint": diagnostic.hint ?? NSNull(),
-         "line": diagnostic.line, "column": diagnostic.column]
+         "file": diagnostic.file, "line": diagnostic.line, "column": diagnostic.column]
     }
 
     static func json(_ status: Int, _ object: Any) -> HTTPResponse {

@@ -48,7 +48,7 @@ enum RemoveCommand {
             }
             var changes: [TableWriter.Change] = []
             for key in arguments.operands {
-                changes += try writer.remove(key, language: language, ifVersion: arguments.value("if-version"))
+                changes += try writer.remove(key, language: language, expecting: .table(arguments.value("if-version")))
             }
             return changes
         }

@@ -65,11 +65,11 @@ enum SetCommand {
             }
             let variable = parts.count == 2 ? parts[0] : nil
             EditOutput.run(arguments) { () throws(TableWriter.Failure) in
-                [try writer.setPluralForm(key, variable: variable, category: parts.last!, to: value, language: language, ifVersion: version)]
+                [try writer.setPluralForm(key, variable: variable, category: parts.last!, to: value, language: language, expecting: .table(version))]
             }
         }
         EditOutput.run(arguments) { () throws(TableWriter.Failure) in
-            [try writer.set(key, to: value, language: language, comment: arguments.value("comment"), ifVersion: version)]
+            [try writer.set(key, to: value, language: language, comment: arguments.value("comment"), expecting: .table(version))]
         }
     }
 }

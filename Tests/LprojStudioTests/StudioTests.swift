@@ -161,18 +161,118 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(few.json["field"] as? String, "plural")
     }
 
-    /// The page in headless Chromium (Tests/Browser/studio_page.py, Selenium):
-    /// the bars, an edit typed into a cell, an edit on disk shown live, a
-    /// hostile value as text, a clean console. `LPROJ_SCREENSHOTS` keeps
+    /// A save expects only its key and the key's source as the page saw
+    /// them: another key's change meanwhile is no conflict; its own key's
+    /// or its source's is a 409 saying what is there now, and a retry with
+    /// those versions writes. A rule's forms and format are one save; a key
+    /// a save made is removed again by its undo.
+    func testASaveConflictsOnlyWhenItsKeyOrItsSourceChanged() throws {
+        func row(_ key: String) throws -> [String: Any] {
+            let table = try get("/api/table?bundle=\(bundle)&languages=fr")
+            XCTAssertEqual(table.status, 200, table.text)
+            return try XCTUnwrap((table.json["entries"] as? [[String: Any]])?.first { $0["key"] as? String == key })
+        }
+        func put(_ fields: [String: Any]) throws -> Response {
+            try request("PUT", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr"].merging(fields) { $1 }))
+        }
+        let french = bundle + "/fr.lproj/Localizable.strings"
+        let home = try row("home")
+        let homeVersion = try XCTUnwrap((home["versions"] as? [String: String])?["fr"])
+        let sourceVersion = try XCTUnwrap(home["sourceVersion"] as? String)
+
+        // Another key changes on disk: saving "home" with its own versions still writes.
+        try daemon.write("App/fr.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Salut, %@ !\";\n\"home\" = \"Accueil\";\n")
+        let saved = try put(["key": "home", "value": "Maison", "entryVersion": homeVersion, "sourceVersion": sourceVersion])
+        XCTAssertEqual(saved.status, 200, saved.text)
+        XCTAssertEqual(saved.json["before"] as? String, "Accueil")
+        let savedVersion = try XCTUnwrap(saved.json["entryVersion"] as? String)
+        XCTAssertNotEqual(savedVersion, homeVersion)
+
+        // The key itself changes: 409 with the text and version now; nothing written.
+        try daemon.write("App/fr.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Salut, %@ !\";\n\"home\" = \"Foyer\";\n")
+        let conflict = try put(["key": "home", "value": "Logis", "entryVersion": savedVersion, "sourceVersion": sourceVersion])
+        XCTAssertEqual(conflict.status, 409, conflict.text)
+        XCTAssertEqual(conflict.json["current"] as? String, "Foyer")
+        XCTAssertEqual(conflict.json["source"] as? String, "Home")
+        XCTAssertEqual(conflict.json["sourceVersion"] as? String, sourceVersion)
+        XCTAssertTrue(try String(contentsOfFile: french, encoding: .utf8).contains("\"Foyer\""))
+        let retried = try put(["key": "home", "value": "Logis", "entryVersion": try XCTUnwrap(conflict.json["entryVersion"] as? String),
+                               "sourceVersion": sourceVersion])
+        XCTAssertEqual(retried.status, 200, retried.text)
+
+        // The source text changes: 409 naming the new source.
+        try daemon.write("App/en.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Welcome, %@!\";\n\"home\" = \"Start\";\n\"cart\" = \"Cart\";\n")
+        let moved = try put(["key": "home", "value": "Début", "entryVersion": try XCTUnwrap(retried.json["entryVersion"] as? String),
+                             "sourceVersion": sourceVersion])
+        XCTAssertEqual(moved.status, 409, moved.text)
+        XCTAssertEqual(moved.json["source"] as? String, "Start")
+        XCTAssertNotEqual(moved.json["sourceVersion"] as? String, sourceVersion)
+
+        // A key the save made (no entry before) is removed by DELETE expecting the saved version; a stale one is refused.
+        let cart = try put(["key": "cart", "value": "Panier", "entryVersion": try XCTUnwrap((try row("cart")["versions"] as? [String: String])?["fr"])])
+        XCTAssertEqual(cart.status, 200, cart.text)
+        XCTAssertEqual(cart.json["before"] as? NSNull, NSNull())
+        let staleRemoval = try request("DELETE", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr", "key": "cart", "entryVersion": homeVersion]))
+        XCTAssertEqual(staleRemoval.status, 409, staleRemoval.text)
+        let removal = try request("DELETE", "/api/entry", body: Self.body(["bundle": bundle, "language": "fr", "key": "cart",
+                                                                           "entryVersion": try XCTUnwrap(cart.json["entryVersion"] as? String)]))
+        XCTAssertEqual(removal.status, 200, removal.text)
+        XCTAssertFalse(try String(contentsOfFile: french, encoding: .utf8).contains("cart"))
+
+        // A rule's forms (its "other" made first, whatever the order sent) and format, one save.
+        try daemon.write("App/en.lproj/Localizable.stringsdict", """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>posts</key><dict><key>NSStringLocalizedFormatKey</key><string>%#@n@</string>
+            <key>n</key><dict><key>NSStringFormatSpecTypeKey</key><string>NSStringPluralRuleType</string>
+            <key>NSStringFormatValueTypeKey</key><string>d</string><key>one</key><string>%d post</string><key>other</key><string>%d posts</string></dict>
+            </dict></dict></plist>
+            """)
+        let forms = try put(["key": "posts", "forms": [["variable": "n", "category": "one", "value": "%d article"],
+                                                       ["variable": "n", "category": "other", "value": "%d articles"]],
+                             "value": "En tout : %#@n@", "entryVersion": "0000000000000000"])
+        XCTAssertEqual(forms.status, 200, forms.text)
+        let rules = try String(contentsOfFile: bundle + "/fr.lproj/Localizable.stringsdict", encoding: .utf8)
+        for text in ["<string>%d article</string>", "<string>%d articles</string>", "<string>En tout : %#@n@</string>"] {
+            XCTAssertTrue(rules.contains(text), rules)
+        }
+
+        // The editor pane's view of a key: the other languages, its checks, and no history outside git (said why).
+        let details = try get("/api/entry?bundle=\(bundle)&table=Localizable&key=home&language=fr")
+        XCTAssertEqual(details.status, 200, details.text)
+        XCTAssertEqual(details.json["value"] as? String, "Logis")
+        XCTAssertEqual(details.json["source"] as? String, "Start")
+        XCTAssertEqual((details.json["others"] as? [[String: Any]])?.compactMap { $0["language"] as? String }, ["ar", "en"])
+        let history = try XCTUnwrap(details.json["history"] as? [String: Any])
+        XCTAssertEqual((history["unavailable"] as? String).map { $0.hasSuffix("is not in a git repository") }, true, "\(history)")
+    }
+
+    /// The page in headless Chromium (Tests/Browser/studio_page.py, Selenium),
+    /// worked as a translator works it: the keyboard, the editor pane, plural
+    /// forms, the key's git history, per-key conflicts, undo, a table that
+    /// stops parsing, bookmarks, a phone, axe-core's WCAG checks, a clean console. `LPROJ_SCREENSHOTS` keeps
     /// the screenshots it takes (docs/images has the ones STUDIO.md shows).
     func testThePageInABrowser() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Browser/studio_page.py")
         let shots = ProcessInfo.processInfo.environment["LPROJ_SCREENSHOTS"] ?? daemon.directory
         let output = daemon.directory + "/browser-output"
-        let status = try runToEnd("/usr/bin/python3", [script.path, "http://127.0.0.1:\(port)/?token=\(token)", bundle, shots], output: output)
+        let status = try runToEnd("/usr/bin/python3", [script.path, "http://127.0.0.1:\(port)/?token=\(token)", bundle, try Self.axeScript(), shots],
+                                  output: output)
         let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         XCTAssertEqual(status, 0, printed)
         XCTAssertTrue(printed.contains("ok: no error in the browser console"), printed)
+    }
+
+    /// axe-core's script, from the pinned package in the test environment (`make test` makes it).
+    static func axeScript() throws -> String {
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let python = ProcessInfo.processInfo.environment["LPROJ_PYTHON"] ?? package.appendingPathComponent(".build/venv/bin/python").path
+        let found = NSTemporaryDirectory() + "/axe-path-\(getpid())"
+        defer { unlink(found) }
+        let status = try runToEnd(python, ["-c", "import axe_core_python, os; print(os.path.join(os.path.dirname(axe_core_python.__file__), 'axe.min.js'))"],
+                                  output: found)
+        let path = try String(contentsOfFile: found, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(status, 0, "axe-core-python is not installed in \(python)'s environment (make test installs it): \(path)")
+        return path
     }
 
     func testATenThousandKeyTableInFortyLanguagesIsServedAPageAtATime() throws {
@@ -205,7 +305,14 @@ final class StudioTests: XCTestCase {
             ("PUT", "/api/entry", "not json", 400, "body"),
             ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr"]), 400, "key"),
             ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k"]), 400, "value"),
-            ("DELETE", "/api/entry", nil, 405, "method"),
+            ("POST", "/api/entry", nil, 405, "method"),
+            ("DELETE", "/api/entry", "[]", 400, "body"),
+            ("GET", "/api/entry?bundle=\(bundle)&language=fr", nil, 400, "key"),
+            ("GET", "/api/entry?bundle=\(bundle)&key=home", nil, 400, "language"),
+            ("GET", "/api/entry?bundle=/etc&key=home&language=fr", nil, 404, "bundle"),
+            ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k", "forms": "one"]), 400, "forms"),
+            ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k", "forms": [["category": "one"]]]), 400, "forms"),
+            ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k", "value": "v", "entryVersion": 7]), 400, "entryVersion"),
             ("GET", "/api/nothing", nil, 404, "path"),
             ("PUT", "/api/entry", String(repeating: "x", count: 2 << 20), 413, "body"),
         ]
