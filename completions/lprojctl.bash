@@ -19,7 +19,7 @@ _lprojctl() {
     local options
     case $command in
         lint) options="--format --max-bytes --help" ;;
-        check) options="--format --development --info --help" ;;
+        check) options="--format --development --help" ;;
         scan) options="--bundle --macro --development --format --help" ;;
         dump) options="--language --max-bytes --help" ;;
         match) options="--available --prefer --development --help" ;;

@@ -45,7 +45,6 @@ complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -a select -d
 complete -c lprojctl -l help -d 'show the help'
 complete -c lprojctl -n "not __fish_seen_subcommand_from $commands" -l version -d 'print the version'
 complete -c lprojctl -n "__fish_seen_subcommand_from lint check scan" -l format -x -a 'gcc json' -d 'output format'
-complete -c lprojctl -n "__fish_seen_subcommand_from check" -l info -d 'also report values identical to the development language'
 complete -c lprojctl -n "__fish_seen_subcommand_from check" -a '(__fish_complete_directories)'
 complete -c lprojctl -n "__fish_seen_subcommand_from lint dump" -l max-bytes -x -d 'refuse larger tables'
 complete -c lprojctl -n "__fish_seen_subcommand_from lint dump" -F

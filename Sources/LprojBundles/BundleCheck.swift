@@ -23,7 +23,8 @@ import LprojTables
 ///   they never select (`zero` aside: Apple uses it for 0 in every
 ///   language) — warnings. The categories come from ICU.
 /// - **Values**: an empty value — a warning; a value identical to the
-///   development language's — info, only with `reportsIdenticalValues`.
+///   development language's, unless a comment marks it `lproj:same`
+///   (`TranslationStatus.unchanged`) — a warning.
 /// - **Names**: `zh-TW.lproj`, `zh-HK.lproj`, `zh_CN.lproj` (a region where
 ///   a script is meant: Apple matches `zh-Hant` / `zh-Hans`) — warnings.
 /// - **InfoPlist**: `CFBundleDisplayName` (or `CFBundleName`) localized
@@ -34,26 +35,22 @@ import LprojTables
 /// and column; a problem with no line (a missing key, a directory's name)
 /// has line 0. `Base` is not compared (it holds interface files' strings).
 public struct BundleCheck: Sendable {
-    public struct Options: Sendable {
-        /// Report values identical to the development language's (info).
-        public var reportsIdenticalValues = false
-
-        public init(reportsIdenticalValues: Bool = false) {
-            self.reportsIdenticalValues = reportsIdenticalValues
-        }
-    }
-
     public let bundle: LocalizedBundle
     /// The localization the others are checked against (nil: none found, so only each table's own checks run).
     public let development: String?
-    public let options: Options
+    /// Keys whose value is meant to be the same as the source's.
+    private let marks: SameMarks
+    /// The tables a String Catalog holds: a key its source language has no text for is its own source text.
+    private let catalogTables: Set<String>
 
     /// Checks `bundle` against `development` (by default the
     /// bundle's own: `DevelopmentLocalization`).
-    public init(bundle: LocalizedBundle, development: String? = nil, options: Options = Options()) {
+    public init(bundle: LocalizedBundle, development: String? = nil) {
         self.bundle = bundle
         self.development = development.flatMap { Self.localization(named: $0, in: bundle) } ?? DevelopmentLocalization.of(bundle)
-        self.options = options
+        marks = SameMarks(bundle: bundle.path, development: self.development)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
+        catalogTables = Set(names.filter { $0.hasSuffix(".xcstrings") }.map { String($0.dropLast(".xcstrings".count)) })
     }
 
     /// Every diagnostic of the bundle: its names and InfoPlist, then every table of every localization.
@@ -153,7 +150,7 @@ public struct BundleCheck: Sendable {
         }
         // Against the development language.
         guard let reference, let development else { return found }
-        guard let original = reference[key] else {
+        guard let original = reference[key] ?? (catalogTables.contains(name) ? Entry(text: key) : nil) else {
             if comparesKeys {
                 report(.warning, "\"\(key)\" is in \(localization) but not in \(development), the development localization",
                        hint: "unused, or the key is misspelled")
@@ -163,8 +160,10 @@ public struct BundleCheck: Sendable {
         for problem in Self.compare(FormatArguments(original), arguments, development: development, localization: localization) {
             report(problem.severity, "\"\(key)\": \(problem.message)", hint: problem.hint)
         }
-        if options.reportsIdenticalValues, let text = entry.text, !text.isEmpty, text == original.text {
-            report(.info, "\"\(key)\" is the same as in \(development)", hint: "not translated yet?")
+        if TranslationStatus.of(entry, source: original, isDevelopment: false, isMarkedSame: { marks.isMarked(key, table: name, localization: localization) })
+            == .unchanged {
+            report(.warning, "\"\(key)\" is the same as in \(development): unchanged",
+                   hint: "translate it, or write \(TranslationStatus.sameMarker) in its comment if it is meant to be the same")
         }
         return found
     }
@@ -172,7 +171,8 @@ public struct BundleCheck: Sendable {
     /// The development localization's table `name`, for a localization compared with it (nil for the development one and `Base`).
     private func reference(localization: String, table name: String) -> Table? {
         guard localization != development, localization != "Base", let development else { return nil }
-        return bundle.tables[development]?[name]
+        // (A catalog whose source language has no text at all is still compared: each key is its own source text.)
+        return bundle.tables[development]?[name] ?? (catalogTables.contains(name) ? Table() : nil)
     }
 
     /// The diagnostics about the bundle as a whole: `.lproj` names, and

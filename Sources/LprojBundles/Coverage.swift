@@ -6,8 +6,9 @@ import LprojTables
 /// what a translator plans (and quotes) on. The keys to translate are the
 /// development localization's (and a String Catalog's own keys: one whose
 /// source language has no text is its own text); a key counts as
-/// translated when the localization has it, unless a catalog marks it
-/// `new`, `stale` or `needs_review`.
+/// translated when the localization has it (`TranslationStatus`), unless a
+/// catalog marks it `new`, `stale` or `needs_review`, or its text is the
+/// source's, unmarked (`unchanged`).
 public struct Coverage: Sendable {
     /// One localization's table.
     public struct Row: Sendable, Equatable {
@@ -20,6 +21,8 @@ public struct Coverage: Sendable {
         public var missing: Int
         /// Keys a catalog marks `stale` or `needs_review`.
         public var stale: Int
+        /// Keys whose text is the development text, not marked as meant to be (`TranslationStatus.unchanged`).
+        public var unchanged: Int = 0
         /// Words of the development text of the missing keys.
         public var missingWords: Int
     }
@@ -42,6 +45,7 @@ public struct Coverage: Sendable {
             catalogKeys[String(name.dropLast(".xcstrings".count))] = catalog.keys
         }
         let developmentTables = development.flatMap { bundle.tables[$0] } ?? [:]
+        let marks = SameMarks(bundle: path, development: development)
         let names = Set(developmentTables.keys).union(catalogKeys.keys).sorted()
         var rows: [Row] = []
         for name in names {
@@ -55,14 +59,20 @@ public struct Coverage: Sendable {
                 let table = bundle.tables[language]?[name]
                 var row = Row(table: name, language: language, total: keys.count, translated: 0, missing: 0, stale: 0, missingWords: 0)
                 for key in keys {
-                    let entry = table?[key]
-                    if entry?.state == .stale || entry?.state == .needsReview {
+                    // (A catalog key the development language has no text for is its own text.)
+                    let source = reference?[key] ?? (catalogKeys[name] != nil ? Entry(text: key) : nil)
+                    let status = TranslationStatus.of(table?[key], source: source, isDevelopment: language == development) {
+                        marks.isMarked(key, table: name, localization: language)
+                    }
+                    switch status {
+                    case .stale, .needsReview:
                         row.stale += 1
-                    } else if (entry == nil && language != development) || entry?.state == .new {
+                    case .missing, .new:
                         row.missing += 1
-                        row.missingWords += Self.words(in: reference?[key].map { Self.text(of: $0) } ?? key)
-                    } else {
-                        // (A catalog key the development language has no text for is its own text.)
+                        row.missingWords += Self.words(in: source.map { Self.text(of: $0) } ?? key)
+                    case .unchanged:
+                        row.unchanged += 1
+                    case .translated:
                         row.translated += 1
                     }
                 }

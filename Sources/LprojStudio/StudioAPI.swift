@@ -80,7 +80,7 @@ public final class StudioAPI: Sendable {
             var languages: [String: [[String: Any]]] = [:]
             for row in coverage.rows {
                 languages[row.language, default: []].append([
-                    "table": row.table, "total": row.total, "translated": row.translated, "missing": row.missing, "stale": row.stale,
+                    "table": row.table, "total": row.total, "translated": row.translated, "missing": row.missing, "stale": row.stale, "unchanged": row.unchanged,
                     "missingWords": row.missingWords, "missedAtRuntime": misses[row.language + "/" + row.table] ?? 0,
                 ])
             }
@@ -122,8 +122,8 @@ public final class StudioAPI: Sendable {
         guard offset >= 0 else { return Self.error(400, "offset", "offset is a number from 0") }
         guard limit >= 1, limit <= Self.maximumLimit else { return Self.error(400, "limit", "limit is a number from 1 to \(Self.maximumLimit)") }
         let filter = request.query["filter"] ?? "all"
-        guard ["all", "missing", "diagnostics", "missed", "stale"].contains(filter) else {
-            return Self.error(400, "filter", "filter is all, missing, diagnostics, missed or stale")
+        guard ["all", "missing", "diagnostics", "missed", "stale", "unchanged"].contains(filter) else {
+            return Self.error(400, "filter", "filter is all, missing, diagnostics, missed, stale or unchanged")
         }
         let search = request.query["q"]?.lowercased()
 
@@ -153,12 +153,24 @@ public final class StudioAPI: Sendable {
             return check.diagnostics(localization: language, table: tableName, key: key, files: &files)
         }
         func shown(_ entry: Entry?) -> String { entry.map { Coverage.text(of: $0) } ?? "" }
+        let isCatalog = FileManager.default.fileExists(atPath: TablePlace.catalog(tableName, in: bundle))
+        // A catalog key no source-language entry has is its own source text, as Xcode shows it.
+        func source(_ key: String) -> Entry? { reference?[key] ?? (isCatalog ? Entry(text: key) : nil) }
+        // Each value's status by the rule coverage counts with, so that the overview's figures and the filters agree.
+        let marks = SameMarks(bundle: bundle, development: development)
+        func status(_ key: String, _ language: String) -> TranslationStatus {
+            if Pseudolanguage(tag: language) != nil { return .translated }
+            return TranslationStatus.of(table(language)?[key], source: source(key), isDevelopment: language == development) {
+                marks.isMarked(key, table: tableName, localization: language)
+            }
+        }
         var selected: [String] = []
         for key in keys.sorted() {
             let entries = languages.map { table($0)?[key] }
             switch filter {
-            case "missing": if !entries.contains(where: { $0 == nil || $0?.state == .new }) { continue }
-            case "stale": if !entries.contains(where: { $0?.state == .stale || $0?.state == .needsReview }) { continue }
+            case "missing": if !languages.contains(where: { [.missing, .new].contains(status(key, $0)) }) { continue }
+            case "stale": if !languages.contains(where: { [.stale, .needsReview].contains(status(key, $0)) }) { continue }
+            case "unchanged": if !languages.contains(where: { status(key, $0) == .unchanged }) { continue }
             case "missed": if !languages.contains(where: { misses[$0]?[key] != nil }) { continue }
             case "diagnostics": if !languages.contains(where: { Pseudolanguage(tag: $0) == nil && !diagnostics(key, $0).isEmpty }) { continue }
             default: break
@@ -173,13 +185,13 @@ public final class StudioAPI: Sendable {
         }
         let page = selected.dropFirst(offset).prefix(limit)
         let comments = self.comments(bundle: bundle, table: tableName, development: development)
-        let isCatalog = FileManager.default.fileExists(atPath: TablePlace.catalog(tableName, in: bundle))
-        func ownSource(_ key: String) -> Any { isCatalog ? key : NSNull() }
         var rows: [[String: Any]] = []
         for key in page {
             var values: [String: Any] = [:], problems: [String: Any] = [:], missed: [String: Any] = [:], versions: [String: Any] = [:]
+            var statuses: [String: Any] = [:]
             for language in languages {
                 let entry = table(language)?[key]
+                statuses[language] = status(key, language).rawValue
                 values[language] = entry.map(Self.entryObject) ?? NSNull()
                 versions[language] = TableVersion.of(entry, key: key)
                 let found = Pseudolanguage(tag: language) == nil ? diagnostics(key, language) : []
@@ -188,7 +200,7 @@ public final class StudioAPI: Sendable {
                 }
                 if let count = misses[language]?[key] { missed[language] = count }
             }
-            rows.append(["key": key, "development": reference?[key].map(Self.entryObject) ?? ownSource(key), "values": values, "versions": versions,
+            rows.append(["key": key, "development": source(key).map(Self.entryObject) ?? NSNull(), "values": values, "versions": versions, "statuses": statuses,
                          "sourceVersion": TableVersion.of(reference?[key], key: key),
                          "diagnostics": problems, "missed": missed, "comment": comments[key] ?? NSNull()])
         }

@@ -36,6 +36,7 @@ extension StudioAssets {
                 <option value="diagnostics">with diagnostics</option>
                 <option value="missed">missed at runtime</option>
                 <option value="stale">stale or needs review</option>
+                <option value="unchanged">same as source</option>
               </select></label>
               <label>Search <input id="search" type="search" placeholder="key or any text"></label>
               <label>Preview <select id="pseudo">

@@ -74,17 +74,6 @@ extension StudioAssets {
           return shaped.forms.map(form => form.text).join('\n');
         }
 
-        // What a translator needs to know of a cell first: missing, new, needs review, stale, the same as its source, or translated.
-        function statusOf(value, source, column) {
-          if (column.language.match(/^(en-X[ADE]|ar-XB)$/)) return 'translated';
-          const shaped = shape(value);
-          if (!shaped) return 'missing';
-          if (shaped.state && shaped.state !== 'translated') return shaped.state;
-          const original = shape(source);
-          if (original && shaped.text !== null && shaped.text === original.text && shaped.text !== '') return 'unchanged';
-          return 'translated';
-        }
-
         // ---- Addresses: every view has one (bookmarkable; Back and Forward walk them).
 
         function address() {
@@ -252,7 +241,7 @@ extension StudioAssets {
         function valueCell(body, column, entry) {
           const value = entry.values[column.language];
           const id = column.language + '\u0000' + entry.key;
-          const status = state.drafts.has(id) ? 'draft' : statusOf(value, entry.development, column);
+          const status = state.drafts.has(id) ? 'draft' : (entry.statuses[column.language] || 'translated');
           const cell = element('td', { class: `value ${status}` + (column.writable ? '' : ' readonly'), dir: column.direction, lang: column.language,
             tabindex: '-1', 'data-label': `${column.name} (${column.language})`, 'data-bundle': body.bundle, 'data-table': body.table,
             'data-language': column.language, 'data-key': entry.key, 'data-status': status });

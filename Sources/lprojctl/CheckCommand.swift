@@ -9,7 +9,7 @@ import LprojTables
 /// with every file's own problems.
 enum CheckCommand {
     static let help = """
-        Usage: lprojctl check [--format gcc|json] [--development TAG] [--info] BUNDLE...
+        Usage: lprojctl check [--format gcc|json] [--development TAG] BUNDLE...
 
         Checks each bundle directory (the one holding the *.lproj directories and
         *.xcstrings catalogs) the way a translator's mistakes ship: every table's
@@ -17,7 +17,8 @@ enum CheckCommand {
         development one — keys missing or only in one localization, format
         specifiers that disagree (%@ for %d: a crash on Apple platforms),
         plural rules without "other" or missing a category the language needs
-        (CLDR, from ICU), empty values, zh-TW.lproj where zh-Hant is meant, and
+        (CLDR, from ICU), empty values, values left the same as the development
+        language's (unless a comment holds lproj:same), zh-TW.lproj where zh-Hant is meant, and
         InfoPlist keys Info.plist lacks or some localizations leave out. Prints
         nothing for a clean bundle.
 
@@ -26,7 +27,6 @@ enum CheckCommand {
           --format json       a JSON array of {file, line, column, severity, message, hint}
           --development TAG   the localization to check the others against (default: Info.plist's
                               CFBundleDevelopmentRegion, else en)
-          --info              also report values identical to the development language's
 
         Exit status: 0 no errors (warnings allowed), 1 errors found, 2 usage error or
         unreadable bundle. A summary goes to standard error when there is a problem.
@@ -36,7 +36,7 @@ enum CheckCommand {
         let command = "\(program) check"
         let arguments: Arguments
         do {
-            arguments = try Arguments(argv, flags: ["help", "info"], options: ["format", "development"])
+            arguments = try Arguments(argv, flags: ["help"], options: ["format", "development"])
         } catch {
             Console.usage(command, error)
         }
@@ -56,8 +56,7 @@ enum CheckCommand {
             }
             do {
                 let bundle = try LocalizedBundle.load(path: path)
-                let check = BundleCheck(bundle: bundle, development: arguments.value("development"),
-                                        options: .init(reportsIdenticalValues: arguments.has("info")))
+                let check = BundleCheck(bundle: bundle, development: arguments.value("development"))
                 // A file's own problems first (those a check reports as worse, once: as the check's).
                 diagnostics += bundle.diagnostics.filter { !BundleCheck.supersedes($0) } + check.diagnostics()
             } catch {

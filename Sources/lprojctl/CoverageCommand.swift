@@ -12,8 +12,9 @@ enum CoverageCommand {
 
         For each bundle directory, per table and localization: the keys to
         translate (the development localization's, and a String Catalog's own),
-        how many are translated, missing and stale (a catalog's "stale" and
-        "needs_review" states; "new" counts as missing), and the words of the
+        how many are translated, missing, stale (a catalog's "stale" and
+        "needs_review" states; "new" counts as missing) and unchanged (the
+        development text itself, unless a comment holds lproj:same), and the words of the
         development text of the missing ones (what a translator quotes on). When
         a running lprojd answers, the keys apps looked up and did not find in
         that localization (lprojctl misses) are counted too.
@@ -22,7 +23,7 @@ enum CoverageCommand {
           --development TAG   the localization the others are measured against
                               (default: Info.plist's CFBundleDevelopmentRegion, else en)
           --json              print {"bundles": [{path, development, tables: [{table,
-                              language, total, translated, missing, stale, missingWords,
+                              language, total, translated, missing, stale, unchanged, missingWords,
                               missedAtRuntime}]}]} (missedAtRuntime null without a daemon)
         \(LiveDaemon.socketHelp)
 
@@ -60,7 +61,7 @@ enum CoverageCommand {
                     "tables": coverage.rows.map { row in
                         [
                             "table": row.table, "language": row.language, "total": row.total, "translated": row.translated,
-                            "missing": row.missing, "stale": row.stale, "missingWords": row.missingWords,
+                            "missing": row.missing, "stale": row.stale, "unchanged": row.unchanged, "missingWords": row.missingWords,
                             "missedAtRuntime": missed.map { $0[row.language + "/" + row.table] ?? 0 } ?? NSNull(),
                         ] as [String: Any]
                     },
@@ -71,9 +72,9 @@ enum CoverageCommand {
         var lines: [String] = []
         for (coverage, missed) in bundles {
             lines.append("\(coverage.bundle)  (development: \(coverage.development ?? "none"))")
-            let header = ["table", "language", "translated", "missing", "stale", "words missing", "missed at runtime"]
+            let header = ["table", "language", "translated", "missing", "stale", "unchanged", "words missing", "missed at runtime"]
             let rows = coverage.rows.map { row in
-                [row.table, row.language, "\(row.translated)/\(row.total)", "\(row.missing)", "\(row.stale)", "\(row.missingWords)",
+                [row.table, row.language, "\(row.translated)/\(row.total)", "\(row.missing)", "\(row.stale)", "\(row.unchanged)", "\(row.missingWords)",
                  missed.map { "\($0[row.language + "/" + row.table] ?? 0)" } ?? "-"]
             }
             let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max()! }

@@ -21,6 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import WebDriverWait
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 
 url, bundle, axe_path = sys.argv[1], sys.argv[2], sys.argv[3]
 shots = sys.argv[4] if len(sys.argv) > 4 else None
@@ -91,6 +92,17 @@ def text_of(key):
         return cell(key).find_element(By.CSS_SELECTOR, ".text").text
     except Exception:
         return None
+
+
+def click_cell(key):
+    """Clicks a cell; a live update may render the table anew between finding the cell and the click: then again."""
+    def attempt(_):
+        try:
+            cell(key).click()
+            return True
+        except (StaleElementReferenceException, NoSuchElementException):
+            return False
+    wait.until(attempt)
 
 
 def focused():
@@ -244,7 +256,7 @@ try:
     wait.until(lambda d: focused_key() == "welcome")
 
     # "home"'s history: Alice's first text, Bob's two changes, newest first.
-    cell("home").click()
+    click_cell("home")
     history = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#editor ol.history li"))
     check("a changed key's history lists each change, newest first: %s" % [h.text for h in history],
           len(history) == 3 and "Home is Accueil again" in history[0].text and "Maison" in history[1].text)
@@ -254,7 +266,7 @@ try:
     keys(Keys.ESCAPE)
 
     # Another key changed on disk while an editor is open: no conflict, and that row updates.
-    cell("welcome").click()
+    click_cell("welcome")
     wait.until(lambda d: d.switch_to.active_element.tag_name == "textarea")
     chord(Keys.CONTROL, "a")
     keys("Bonjour, %@ !")
@@ -272,7 +284,7 @@ try:
     check("Undo writes the earlier text back", True)
 
     # The same key changed on disk meanwhile: the page says so, and saving asks which to keep.
-    cell("home").click()
+    click_cell("home")
     wait.until(lambda d: d.switch_to.active_element.tag_name == "textarea")
     chord(Keys.CONTROL, "a")
     keys("Accueil (mine)")
@@ -304,7 +316,7 @@ try:
     check("a hostile value shows as text", not cell("home").find_elements(By.TAG_NAME, "img"))
 
     # `?` lists the shortcuts.
-    cell("cart").click()
+    click_cell("cart")
     keys(Keys.ESCAPE)
     wait.until(lambda d: focused_key() == "cart")
     keys("?")

@@ -82,6 +82,8 @@ final class StudioTests: XCTestCase {
     }
 
     func testCoverageEqualsLprojctlCoverage() throws {
+        // A French value left as the English, and one marked as meant to be the same: one "unchanged".
+        try daemon.write("App/fr.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Bienvenue, %@ !\";\n\"home\" = \"Home\";\n/* lproj:same */\n\"cart\" = \"Cart\";\n")
         let bundles = try XCTUnwrap(try get("/api/bundles").json["bundles"] as? [[String: Any]])
         XCTAssertEqual(bundles.map { $0["path"] as? String }, [bundle])
         let coverage = try runLprojctl(["coverage", bundle, "--json", "--socket", daemon.socket])
@@ -90,11 +92,20 @@ final class StudioTests: XCTestCase {
         for language in try XCTUnwrap(bundles.first?["languages"] as? [[String: Any]]) {
             for table in try XCTUnwrap(language["tables"] as? [[String: Any]]) {
                 let expected = try XCTUnwrap(rows.first { $0["language"] as? String == language["language"] as? String && $0["table"] as? String == table["table"] as? String })
-                for field in ["total", "translated", "missing", "stale", "missingWords", "missedAtRuntime"] {
+                for field in ["total", "translated", "missing", "stale", "unchanged", "missingWords", "missedAtRuntime"] {
                     XCTAssertEqual(table[field] as? Int, expected[field] as? Int, "\(language["language"]!) \(field)")
                 }
             }
         }
+        let french = try XCTUnwrap((bundles.first?["languages"] as? [[String: Any]])?.first { $0["language"] as? String == "fr" })
+        XCTAssertEqual((french["tables"] as? [[String: Any]])?.first?["unchanged"] as? Int, 1)
+        // The filters count by the same rule: each status's keys are the overview's figure.
+        for (filter, field) in [("unchanged", "unchanged"), ("missing", "missing"), ("stale", "stale")] {
+            let listed = try get("/api/table?bundle=\(bundle)&languages=fr&filter=\(filter)")
+            XCTAssertEqual(listed.json["total"] as? Int, (french["tables"] as? [[String: Any]])?.first?[field] as? Int, filter)
+        }
+        let statuses = try XCTUnwrap(try get("/api/table?bundle=\(bundle)&languages=fr").json["entries"] as? [[String: Any]])
+        XCTAssertEqual(statuses.map { ($0["statuses"] as? [String: String])?["fr"] }, ["translated", "unchanged", "translated"], "cart, home, welcome")
         let arabic = try XCTUnwrap((bundles.first?["languages"] as? [[String: Any]])?.first { $0["language"] as? String == "ar" })
         XCTAssertEqual(arabic["direction"] as? String, "rtl")
 

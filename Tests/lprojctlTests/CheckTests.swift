@@ -40,8 +40,8 @@ final class CheckTests: XCTestCase {
         }
         // Each problem once: the parser's own "no other form" warning gives way to the check's (a warning too: one severity for one rule).
         XCTAssertEqual(lines.count { $0.contains("has no \"other\" form") }, 1, result.stdout)
-        XCTAssertFalse(lines.contains { $0.contains("\"same\"") }, "identical values only with --info")
-        XCTAssertFalse(lines.contains { $0.contains("\"pair\"") }, "%2$d und %1$@ reorders en's %1$@ and %2$d: fine")
+        XCTAssertTrue(lines.contains { $0.hasPrefix(#"de.lproj/Localizable.strings:6:1: warning: "same" is the same as in en: unchanged"#) }, result.stdout)
+        XCTAssertFalse(lines.contains { $0.contains("\"pair\"") && !$0.contains("unchanged") }, "%2$d und %1$@ reorders en's %1$@ and %2$d: fine")
         XCTAssertTrue(result.stderr.hasPrefix("3 errors, "), result.stderr)
     }
 
@@ -71,19 +71,51 @@ final class CheckTests: XCTestCase {
                        + "(add its fr translation to Localizable.xcstrings)\n")
     }
 
-    func testInfoReportsIdenticalValuesAndJSONCarriesTheSame() throws {
-        let result = try runCommand("lprojctl", ["check", "--info", "--format", "json", fixtures + "/Defects"])
+    /// A value left the same as the development text is a warning (JSON carries the same), unless a comment
+    /// — the translation's or the source's — holds `lproj:same`; a catalog key with no source text is its own.
+    func testAValueLeftTheSameIsAWarningUnlessMarked() throws {
+        let result = try runCommand("lprojctl", ["check", "--format", "json", fixtures + "/Defects"])
         XCTAssertEqual(result.status, 1)
         let parsed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
         let same = try XCTUnwrap(parsed.first { ($0["message"] as? String)?.hasPrefix("\"same\" is the same as in en") == true })
-        XCTAssertEqual(same["severity"] as? String, "info")
+        XCTAssertEqual(same["severity"] as? String, "warning")
         XCTAssertEqual(same["file"] as? String, fixtures + "/Defects/de.lproj/Localizable.strings")
         XCTAssertEqual(same["line"] as? Int, 6)
         XCTAssertEqual(same["column"] as? Int, 1)
+        XCTAssertEqual(same["hint"] as? String, "translate it, or write lproj:same in its comment if it is meant to be the same")
+
+        let bundle = NSTemporaryDirectory() + "check-same-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: bundle) }
+        for language in ["en", "de", "fr"] { try FileManager.default.createDirectory(atPath: bundle + "/\(language).lproj", withIntermediateDirectories: true) }
+        try #"/* lproj:same — the brand */ "brand" = "Lproj"; "ok" = "OK"; "cancel" = "Cancel";"#.write(toFile: bundle + "/en.lproj/Localizable.strings", atomically: true, encoding: .utf8)
+        try #""brand" = "Lproj"; /* lproj:same in German */ "ok" = "OK"; "cancel" = "Cancel";"#.write(toFile: bundle + "/de.lproj/Localizable.strings", atomically: true, encoding: .utf8)
+        try #""brand" = "Lproj"; "ok" = "OK"; "cancel" = "Annuler";"#.write(toFile: bundle + "/fr.lproj/Localizable.strings", atomically: true, encoding: .utf8)
+        let catalog = #"{"sourceLanguage":"en","version":"1.0","strings":{"Done":{"localizations":{"fr":{"stringUnit":{"state":"translated","value":"Done"}}}}}}"#
+        try catalog.write(toFile: bundle + "/Catalog.xcstrings", atomically: true, encoding: .utf8)
+        let marked = try runCommand("lprojctl", ["check", bundle])
+        let lines = marked.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.contains("unchanged") }.map { $0.components(separatedBy: ": warning: ").last! }.sorted(), [
+            #""Done" is the same as in en: unchanged (translate it, or write lproj:same in its comment if it is meant to be the same)"#,
+            #""cancel" is the same as in en: unchanged (translate it, or write lproj:same in its comment if it is meant to be the same)"#,
+            #""ok" is the same as in en: unchanged (translate it, or write lproj:same in its comment if it is meant to be the same)"#,
+        ], marked.stdout)
+        XCTAssertFalse(lines.contains { $0.contains("but not in en") }, "a catalog key is its own source text: \(marked.stdout)")
+        XCTAssertTrue(lines.contains { $0.contains("fr.lproj/Localizable.strings") && $0.contains("\"ok\"") }, "de's mark is de's only")
+
+        // coverage counts them apart, by the same rule.
+        let coverage = try runCommand("lprojctl", ["coverage", "--json", bundle])
+        let rows = try XCTUnwrap(((JSONSerialization.jsonObject(with: Data(coverage.stdout.utf8)) as? [String: Any])?["bundles"] as? [[String: Any]])?.first?["tables"] as? [[String: Any]])
+        func row(_ table: String, _ language: String) -> [String: Int] {
+            let found = rows.first { $0["table"] as? String == table && $0["language"] as? String == language } ?? [:]
+            return ["translated": found["translated"] as? Int ?? -1, "unchanged": found["unchanged"] as? Int ?? -1]
+        }
+        XCTAssertEqual(row("Localizable", "de"), ["translated": 2, "unchanged": 1])
+        XCTAssertEqual(row("Localizable", "fr"), ["translated": 2, "unchanged": 1])
+        XCTAssertEqual(row("Catalog", "fr"), ["translated": 0, "unchanged": 1])
     }
 
     func testACleanBundleYieldsNothing() throws {
-        let result = try runCommand("lprojctl", ["check", "--info", fixtures + "/Clean"])
+        let result = try runCommand("lprojctl", ["check", fixtures + "/Clean"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertEqual(result.stdout, "")
         XCTAssertEqual(result.stderr, "")

@@ -385,15 +385,15 @@ final class CoverageCommandTests: XCTestCase {
         func row(_ table: String, _ language: String) -> [String: Int] {
             (rows.first { $0["table"] as? String == table && $0["language"] as? String == language } ?? [:]).compactMapValues { $0 as? Int }
         }
-        XCTAssertEqual(row("Localizable", "en"), ["total": 3, "translated": 3, "missing": 0, "stale": 0, "missingWords": 0])
-        XCTAssertEqual(row("Localizable", "fr"), ["total": 3, "translated": 1, "missing": 2, "stale": 0, "missingWords": 3],
+        XCTAssertEqual(row("Localizable", "en"), ["total": 3, "translated": 3, "missing": 0, "stale": 0, "unchanged": 0, "missingWords": 0])
+        XCTAssertEqual(row("Localizable", "fr"), ["total": 3, "translated": 1, "missing": 2, "stale": 0, "unchanged": 0, "missingWords": 3],
                        "Close %@ now: two words, Wait: one")
-        XCTAssertEqual(row("Shop", "en"), ["total": 3, "translated": 3, "missing": 0, "stale": 0, "missingWords": 0],
+        XCTAssertEqual(row("Shop", "en"), ["total": 3, "translated": 3, "missing": 0, "stale": 0, "unchanged": 0, "missingWords": 0],
                        "a catalog key with no English text is its own text; Brand is not to be translated")
-        XCTAssertEqual(row("Shop", "fr"), ["total": 3, "translated": 1, "missing": 1, "stale": 1, "missingWords": 1])
+        XCTAssertEqual(row("Shop", "fr"), ["total": 3, "translated": 1, "missing": 1, "stale": 1, "unchanged": 0, "missingWords": 1])
         XCTAssertTrue(rows.allSatisfy { $0["missedAtRuntime"] is NSNull }, "no daemon answers")
         let text = try runCommand("lprojctl", ["coverage", directory.url.path + "/App", "--socket", nobody])
-        XCTAssertTrue(text.stdout.contains("  Localizable  fr               1/3        2      0              3                  -"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("  Localizable  fr               1/3        2      0          0              3                  -"), text.stdout)
     }
 }
 
