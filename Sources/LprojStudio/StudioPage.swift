@@ -127,6 +127,7 @@ extension StudioAssets {
         .badge { display: inline-block; font-size: .78em; border-radius: .6em; padding: 0 .5em; margin-inline-end: .4em; background: #eee; color: #333; }
         .badge.missing, .badge.new { background: #fde7c7; color: #6b3d00; } .badge.needs_review, .badge.stale { background: #fde2e4; color: #8a0016; }
         .badge.unchanged { background: #e6e6fa; color: #2f2f6b; } .badge.draft { background: #dff3e3; color: #14532d; } .badge.source { background: #e8f0fe; color: #0a3d8f; }
+        #controls { display: flex; flex-wrap: wrap; gap: .4em 1em; } #controls label { display: inline-flex; gap: .3em; align-items: center; }
         .toolbar { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
         #invalid { border: 2px solid #b00020; background: #fdecee; padding: .3em .8em; margin: .5em 0; }
         #invalid p { margin: .2em 0; } #invalid p:first-child { font-family: ui-monospace, monospace; }

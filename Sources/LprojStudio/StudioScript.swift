@@ -7,8 +7,8 @@ extension StudioAssets {
         const state = { view: null, offset: 0, limit: 100, table: null, active: null, editor: null,
                         drafts: new Map(), lastSave: null, requests: 0, lastField: null };
         const $ = id => document.getElementById(id);
-        // printf's conversions (positional or not, with flags, width, precision, length) and a rule's %#@variable@.
-        const placeholderPattern = /%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|q|z|t|j|L)?[@dDiuUxXoOfFeEgGcCsSpaA]|%#@[A-Za-z0-9_]+@|%%/g;
+        // A rule's %#@variable@, and printf's conversions (positional or not, with flags, width, precision, length).
+        const placeholderPattern = /%#@[A-Za-z0-9_]+@|%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|q|z|t|j|L)?[@dDiuUxXoOfFeEgGcCsSpaA]|%%/g;
         const statusLabels = { missing: 'missing', new: 'new', needs_review: 'needs review', stale: 'stale', unchanged: 'same as source', draft: 'unsaved draft' };
 
         function element(tag, attributes, ...children) {
@@ -363,7 +363,8 @@ extension StudioAssets {
               fields.append(group);
             }
             const format = (value && value.format) || (source && source.format);
-            if (format !== null && format !== undefined) fields.append(field({ kind: 'format', label: 'Format (the text that names the plural variables)', text: (value && value.format) || '' }, draft));
+            if (format !== null && format !== undefined) fields.append(field({ kind: 'format', label: `Format: the text naming the plural variables (left empty: ${(source && source.format) || 'the source\'s'})`,
+              text: (value && value.format) || '' }, draft));
           } else {
             fields.append(field({ kind: 'text', label: `Translation in ${column.name}`, text: value ? shownText(value) : '' }, draft));
           }

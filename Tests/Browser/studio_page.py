@@ -226,6 +226,7 @@ try:
     check("every plural form is labelled, and the format key is a field %s" % labels,
           labels[:2] == ["one", "many"] and "other" in labels and labels[-1].startswith("Format"))
     check("the source shows every form", "%d posts" in driver.find_element(By.ID, "editor-source").text)
+    check("a rule's variable is one chip", [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#editor-source .chip")] == ["%#@n@", "%d", "%d"])
     check("the focus is in the first form", focused().get_attribute("data-category") == "one")
     keys("%d article", Keys.TAB, "%d d'articles", Keys.TAB, "%d articles")
     check("Tab moves between the forms", focused().get_attribute("data-category") == "other")
