@@ -29,7 +29,7 @@ _lprojctl() {
         mv) options="--bundle --table --json --help" ;;
         coverage) options="--development --json --socket --help" ;;
         misses) options="--bundle --language --app --limit --json --socket --help" ;;
-        studio) options="--listen --socket --help" ;;
+        studio) options="--listen --port --new-token --socket --help" ;;
         wait) options="--bundle --generation --timeout --json --socket --help" ;;
         batch) options="--bundle --socket --help" ;;
         metrics) options="--socket --help" ;;

@@ -7,13 +7,16 @@ import Foundation
 public final class Studio: Sendable {
     /// The address to open, with the token: `http://127.0.0.1:PORT/?token=…`.
     public let address: String
+    /// The port it listens on.
+    public let port: UInt16
     public let access: StudioAccess
     private let server: HTTPServer
     private let hub: EventHub
 
     /// Starts serving on `host`:`port` (0: a free port) the bundles of the
-    /// daemon at `socket` (or only `bundles`). Request bodies are bounded by `maximumBody`.
-    public init(host: String, port: UInt16, socket: String?, bundles: [String]?, maximumBody: Int = 1 << 20) throws(StudioError) {
+    /// daemon at `socket` (or only `bundles`), answering `token`. Request bodies are bounded by `maximumBody`.
+    public init(host: String, port: UInt16, socket: String?, bundles: [String]?, token: String = StudioAccess.newToken(),
+                maximumBody: Int = 1 << 20) throws(StudioError) {
         let hub = EventHub(socket: socket)
         let api = StudioAPI(socket: socket, bundles: bundles, hub: hub)
         let gate = Gate()
@@ -21,7 +24,8 @@ public final class Studio: Sendable {
             guard let access = gate.access else { return HTTPResponse(status: 503) }
             return Self.route(request, access: access, api: api)
         }
-        access = StudioAccess(address: host, port: server.port)
+        access = StudioAccess(address: host, port: server.port, token: token)
+        self.port = server.port
         gate.access = access
         self.hub = hub
         let shown = host.contains(":") ? "[\(host)]" : host

@@ -80,8 +80,11 @@ public struct StudioAccess: Sendable {
     }
 
     /// The cookie that keeps the token for the page's later requests.
+    /// How long a browser keeps the cookie: the token is kept across runs (`StudioSettings`), so a bookmark opens without it for a month.
+    static let cookieLifetime = 30 * 24 * 3600
+
     public var cookieHeader: (String, String) {
-        ("Set-Cookie", "\(HTTPServer.cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict")
+        ("Set-Cookie", "\(HTTPServer.cookieName)=\(token); Path=/; Max-Age=\(Self.cookieLifetime); HttpOnly; SameSite=Strict")
     }
 
     /// Compares in time that does not depend on where they differ.

@@ -21,20 +21,82 @@ final class StudioTests: XCTestCase {
         try daemon.write("App/fr.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Bienvenue, %@ !\";\n\"home\" = \"Accueil\";\n")
         try daemon.write("App/ar.lproj/Localizable.strings", "\"home\" = \"الرئيسية\";\n")
         try daemon.start()
-        studio = Process()
-        studio.executableURL = binaryDirectory().appendingPathComponent("lprojctl")
-        studio.arguments = ["studio", "--socket", daemon.socket]
-        let output = Pipe()
-        studio.standardOutput = output
-        studio.standardError = FileHandle.nullDevice
-        try studio.run()
-        // The first line is the address to open.
-        let line = try Self.firstLine(of: output.fileHandleForReading, timeout: 30)
-        let address = try XCTUnwrap(URLComponents(string: line))
+        let started = try startStudio()
+        studio = started.process
+        let address = try XCTUnwrap(URLComponents(string: started.address))
         port = UInt16(try XCTUnwrap(address.port))
         token = try XCTUnwrap(address.queryItems?.first { $0.name == "token" }?.value)
         XCTAssertEqual(address.host, "127.0.0.1")
         XCTAssertEqual(token.count, 32)
+    }
+
+    /// `lprojctl studio` with `arguments`, keeping its address in the test's own state directory: the process,
+    /// the address it printed first, and where its standard error goes.
+    private func startStudio(_ arguments: [String] = [], state: String? = nil) throws -> (process: Process, address: String, errors: String) {
+        let process = Process()
+        process.executableURL = binaryDirectory().appendingPathComponent("lprojctl")
+        process.arguments = ["studio", "--socket", daemon.socket] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["XDG_STATE_HOME": state ?? daemon.directory + "/state"]) { $1 }
+        let output = Pipe()
+        let errors = daemon.directory + "/studio-errors-\(UUID().uuidString)"
+        XCTAssertTrue(FileManager.default.createFile(atPath: errors, contents: nil))
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: errors)
+        try process.run()
+        // The first line is the address to open.
+        return (process, try Self.firstLine(of: output.fileHandleForReading, timeout: 30), errors)
+    }
+
+    /// The address stays the same from run to run (a bookmark keeps working): the port and token are kept in the
+    /// user's state directory, readable only by the user; a kept port that is taken gives way to a free one, said
+    /// so; a kept file others may read is not trusted; --new-token and --port choose.
+    func testTheAddressStaysTheSameFromRunToRun() throws {
+        let state = daemon.directory + "/kept-state"
+        func stop(_ process: Process) {
+            process.interrupt()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 0)
+        }
+        let first = try startStudio(state: state)
+        stop(first.process)
+        let kept = state + "/lprojd/studio"
+        var status = stat()
+        XCTAssertEqual(stat(kept, &status), 0)
+        XCTAssertEqual(status.st_mode & 0o777, 0o600)
+        let second = try startStudio(state: state)
+        XCTAssertEqual(second.address, first.address, "the same port and token")
+        // While it runs, its port is taken: another run takes a free one, says so, and keeps that.
+        let third = try startStudio(state: state)
+        XCTAssertNotEqual(URLComponents(string: third.address)?.port, URLComponents(string: first.address)?.port)
+        XCTAssertEqual(URLComponents(string: third.address)?.queryItems, URLComponents(string: first.address)?.queryItems, "the same token")
+        XCTAssertTrue(try String(contentsOfFile: third.errors, encoding: .utf8).contains("cannot be used"), "said on standard error")
+        stop(third.process)
+        stop(second.process)
+        let fourth = try startStudio(state: state)
+        XCTAssertEqual(fourth.address, third.address)
+        stop(fourth.process)
+        // A token others may read is no secret: a new one is made.
+        XCTAssertEqual(chmod(kept, 0o644), 0)
+        let fifth = try startStudio(state: state)
+        XCTAssertNotEqual(URLComponents(string: fifth.address)?.queryItems, URLComponents(string: first.address)?.queryItems)
+        stop(fifth.process)
+        let sixth = try startStudio(["--new-token"], state: state)
+        XCTAssertNotEqual(URLComponents(string: sixth.address)?.queryItems, URLComponents(string: fifth.address)?.queryItems)
+        stop(sixth.process)
+        // --port chooses; a port asked for that is taken is an error, not another port.
+        let free = URLComponents(string: sixth.address)!.port!
+        let chosen = try startStudio(["--port", String(free)], state: state)
+        XCTAssertEqual(URLComponents(string: chosen.address)?.port, free)
+        let taken = Process()
+        taken.executableURL = binaryDirectory().appendingPathComponent("lprojctl")
+        taken.arguments = ["studio", "--socket", daemon.socket, "--port", String(free)]
+        taken.environment = ["XDG_STATE_HOME": state, "PATH": "/usr/bin:/bin"]
+        taken.standardOutput = FileHandle.nullDevice
+        taken.standardError = FileHandle.nullDevice
+        try taken.run()
+        taken.waitUntilExit()
+        XCTAssertEqual(taken.terminationStatus, 2)
+        stop(chosen.process)
     }
 
     override func tearDown() {
