@@ -29,6 +29,7 @@ import Synchronization
 ///   entryVersion?, sourceVersion?, version?}` → 200 `{version, entryVersion, before, entry}`,
 ///   409 `{current, entryVersion, source, sourceVersion}`, 422 `{diagnostics}`.
 /// - `DELETE /api/entry`: `{bundle, table, language, key, entryVersion?}` (undoing the save that made a key).
+/// - `GET /api/misses?bundle=&table=`: keys apps asked for that no localization of the table has.
 /// - `GET /api/events`: server-sent events (`EventHub`).
 public final class StudioAPI: Sendable {
     /// The daemon's socket (nil: the default rule).
@@ -57,8 +58,9 @@ public final class StudioAPI: Sendable {
         case ("GET", "/api/entry"): return entryDetails(request)
         case ("PUT", "/api/entry"): return entryResponse(request)
         case ("DELETE", "/api/entry"): return removalResponse(request)
+        case ("GET", "/api/misses"): return missesResponse(request)
         case ("GET", "/api/events"): return eventsResponse()
-        case (_, "/api/bundles"), (_, "/api/table"), (_, "/api/entry"), (_, "/api/events"):
+        case (_, "/api/bundles"), (_, "/api/table"), (_, "/api/entry"), (_, "/api/misses"), (_, "/api/events"):
             return Self.error(405, "method", "\(request.method) is not allowed on \(request.path)")
         default:
             return Self.error(404, "path", "no such API: \(request.path)")

@@ -50,6 +50,13 @@ extension StudioAssets {
             <p class="toolbar"><span id="table-status" role="status"></span>
               <button id="undo" type="button" disabled aria-keyshortcuts="Control+Z">Undo last save</button>
               <span id="save-status" role="status"></span></p>
+            <details id="unknown" hidden>
+              <summary id="unknown-summary"></summary>
+              <p class="hint">Keys the apps looked up that no language of this table has: new strings, to add in the source language first.</p>
+              <table id="unknown-keys"><thead><tr><th scope="col">Key</th><th scope="col">Missed</th><th scope="col">Apps</th>
+                <th scope="col">Languages asked</th><th scope="col">First seen</th><th scope="col">Last seen</th><th scope="col">Add</th></tr></thead>
+                <tbody></tbody></table>
+            </details>
             <p id="grid-help" class="visually-hidden">Arrow keys move between translations; Enter or F2 edits one; ? lists every shortcut.</p>
             <div id="workspace">
               <div class="grid">
@@ -128,6 +135,8 @@ extension StudioAssets {
         .badge.missing, .badge.new { background: #fde7c7; color: #6b3d00; } .badge.needs_review, .badge.stale { background: #fde2e4; color: #8a0016; }
         .badge.unchanged { background: #e6e6fa; color: #2f2f6b; } .badge.draft { background: #dff3e3; color: #14532d; } .badge.source { background: #e8f0fe; color: #0a3d8f; }
         #controls { display: flex; flex-wrap: wrap; gap: .4em 1em; } #controls label { display: inline-flex; gap: .3em; align-items: center; }
+        #unknown { margin: .5em 0; } #unknown summary { cursor: pointer; min-height: 24px; } #unknown-keys td { white-space: normal; }
+        #unknown-keys form { display: flex; flex-wrap: wrap; gap: .3em; align-items: center; }
         .toolbar { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
         #invalid { border: 2px solid #b00020; background: #fdecee; padding: .3em .8em; margin: .5em 0; }
         #invalid p { margin: .2em 0; } #invalid p:first-child { font-family: ui-monospace, monospace; }

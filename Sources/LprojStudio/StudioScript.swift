@@ -189,7 +189,44 @@ extension StudioAssets {
           state.table = body;
           renderBanner(body);
           renderTable(body);
+          loadUnknown();
           return body;
+        }
+
+        // Keys apps asked for that no language of the table has, each to add in the source language.
+        async function loadUnknown() {
+          if (!state.view) return;
+          const view = state.view;
+          const { status, body } = await api('/api/misses?' + new URLSearchParams({ bundle: view.bundle, table: view.table }));
+          if (state.view !== view) return;
+          const section = $('unknown'), rows = document.querySelector('#unknown-keys tbody');
+          if (status !== 200 || !body.unknown.length) { section.hidden = true; rows.replaceChildren(); return; }
+          section.hidden = false;
+          $('unknown-summary').textContent = `${plural(body.total, 'key', 'keys')} apps asked for that no language has`;
+          rows.replaceChildren(...body.unknown.map(miss => element('tr', { 'data-key': miss.key },
+            element('td', { class: 'key', text: miss.key }), element('td', { text: `${miss.count}×` }),
+            element('td', { text: miss.apps.join(', ') || '—' }), element('td', { text: miss.languages.join(', ') || '—' }),
+            element('td', { text: new Date(miss.firstSeen).toLocaleString() }), element('td', { text: new Date(miss.lastSeen).toLocaleString() }),
+            element('td', {}, element('button', { type: 'button', text: 'Add…', 'aria-label': `Add ${miss.key}`, onclick: event => addForm(event.target, miss.key, body) })))));
+        }
+
+        let addCount = 0;
+        function addForm(button, key, body) {
+          const id = 'add-' + (++addCount);
+          const input = element('input', { id, value: key, lang: body.development || null });
+          const message = element('span', { role: 'status' });
+          const form = element('form', {}, element('label', { for: id, text: `${body.development || 'Source'} text` }), input,
+            element('button', { type: 'submit', text: 'Save' }), message);
+          form.addEventListener('submit', async event => {
+            event.preventDefault();
+            const { status, body: answer } = await api('/api/entry', { method: 'PUT', body: JSON.stringify({ bundle: body.bundle, table: body.table,
+              language: body.development, key, value: input.value, entryVersion: '0000000000000000' }) });
+            if (status === 200) { $('save-status').textContent = `Added ${key}.`; await loadTable(); }
+            else message.textContent = (answer.diagnostics || []).map(d => d.message).join('\n') || answer.message || `not saved (${status})`;
+          });
+          button.parentElement.replaceChildren(form);
+          input.focus();
+          input.select();
         }
 
         // A table that stopped parsing on disk: where, and that the page shows its last good text meanwhile.

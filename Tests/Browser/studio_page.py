@@ -176,6 +176,15 @@ try:
     check("the address names the view", "#/table?" in driver.current_url and "languages=fr" in driver.current_url)
     check("placeholders are chips in the source column",
           [chip.text for chip in driver.find_elements(By.CSS_SELECTOR, 'tr[data-key="welcome"] td.source .chip')] == ["%@"])
+    # Keys apps asked for that no language has: listed with their counts and apps (not one only French lacks).
+    unknown = wait.until(lambda d: d.find_element(By.ID, "unknown") if d.find_element(By.ID, "unknown").is_displayed() else None)
+    check("a key apps missed that no table has is listed: %s" % unknown.text,
+          driver.find_element(By.ID, "unknown-summary").text == "1 key apps asked for that no language has")
+    driver.find_element(By.ID, "unknown-summary").click()
+    listed = driver.find_elements(By.CSS_SELECTOR, "#unknown-keys tbody tr")
+    check("with its count and app: %s" % [r.text for r in listed], len(listed) == 1 and listed[0].get_attribute("data-key") == "checkout.new"
+          and "3×" in listed[0].text and "com.example.shop" in listed[0].text)
+
     # The search follows typing, without Enter; a search that finds nothing says so.
     search = driver.find_element(By.ID, "search")
     search.send_keys("cart")
@@ -343,6 +352,17 @@ try:
     wait.until(lambda d: d.current_url == "about:blank")
     driver.forward()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, 'td.value[data-key="cart"]'))
+
+    # "Add" makes the key in the source language, through the writer; it leaves the list.
+    driver.find_element(By.ID, "unknown-summary").click()
+    driver.find_element(By.CSS_SELECTOR, '#unknown-keys button[aria-label="Add checkout.new"]').click()
+    field = wait.until(lambda d: d.switch_to.active_element if d.switch_to.active_element.tag_name == "input" else None)
+    check("Add offers the key as the text to start from", field.get_attribute("value") == "checkout.new")
+    field.send_keys("Check out", Keys.ENTER)
+    english = os.path.join(bundle, "en.lproj", "Localizable.strings")
+    wait.until(lambda d: '"checkout.new" = "Check out";' in read(english))
+    wait.until(lambda d: not d.find_element(By.ID, "unknown").is_displayed())
+    check("the added key reached the source table and left the list", True)
 
     # A phone: key, source and translation stacked, each readable.
     driver.set_window_size(390, 844)

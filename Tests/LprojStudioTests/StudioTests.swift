@@ -234,6 +234,36 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(few.json["field"] as? String, "plural")
     }
 
+    /// Keys apps asked for that no language of the table has are listed once per key, summed over apps and
+    /// languages (a count that would pass 2^64 stays at its most), the most missed first.
+    func testKeysAppsMissedThatNoTableHasAreListedOnce() throws {
+        for (name, count) in [("com.example.one", Int.max), ("com.example.two", Int.max)] {
+            let app = try DaemonConnection(path: daemon.socket)
+            _ = try app.send(Hello(client: "tests", app: name))
+            // Three reports of 2^63 - 1: the daemon's count for each app stays at 2^64 - 1.
+            for _ in 0..<2 {
+                _ = try app.send(ReportMisses(bundle: bundle, misses: [MissReport(table: "Localizable", key: "huge", language: "fr", languages: ["fr"],
+                                                                                  answer: .key, count: count)]))
+            }
+            _ = try app.send(ReportMisses(bundle: bundle, misses: [
+                MissReport(table: "Localizable", key: "huge", language: "fr", languages: ["fr"], answer: .key, count: count),
+                MissReport(table: "Localizable", key: "small", language: "ar", languages: ["ar"], answer: .key, count: 2),
+                MissReport(table: "Localizable", key: "home", language: "fr", languages: ["fr"], answer: .key, count: 9),
+                MissReport(table: "Other", key: "elsewhere", language: "fr", languages: ["fr"], answer: .key, count: 1),
+            ]))
+        }
+        let listed = try get("/api/misses?bundle=\(bundle)&table=Localizable")
+        XCTAssertEqual(listed.status, 200, listed.text)
+        let unknown = try XCTUnwrap(listed.json["unknown"] as? [[String: Any]])
+        XCTAssertEqual(unknown.map { $0["key"] as? String }, ["huge", "small"], "home is in a table; elsewhere is another table's")
+        XCTAssertEqual((unknown[0]["count"] as? NSNumber)?.uint64Value, UInt64.max)
+        XCTAssertEqual(unknown[0]["apps"] as? [String], ["com.example.one", "com.example.two"])
+        XCTAssertEqual(unknown[1]["count"] as? Int, 4)
+        XCTAssertEqual(unknown[1]["languages"] as? [String], ["ar"])
+        XCTAssertEqual(try get("/api/misses").json["field"] as? String, "bundle")
+        XCTAssertEqual(try request("PUT", "/api/misses").status, 405)
+    }
+
     /// A save expects only its key and the key's source as the page saw
     /// them: another key's change meanwhile is no conflict; its own key's
     /// or its source's is a 409 saying what is there now, and a retry with
@@ -326,6 +356,13 @@ final class StudioTests: XCTestCase {
     /// the screenshots it takes (docs/images has the ones STUDIO.md shows).
     func testThePageInABrowser() throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Browser/studio_page.py")
+        // An app asked for a key no table has (a new string) and for one only French lacks (a translation to make).
+        let app = try DaemonConnection(path: daemon.socket)
+        _ = try app.send(Hello(client: "tests", app: "com.example.shop"))
+        XCTAssertEqual(try app.send(ReportMisses(bundle: bundle, misses: [
+            MissReport(table: "Localizable", key: "checkout.new", language: "fr", languages: ["fr", "en"], answer: .key, count: 3),
+            MissReport(table: "Localizable", key: "cart", language: "fr", languages: ["fr", "en"], answer: .development, count: 1),
+        ])).recording, true)
         let shots = ProcessInfo.processInfo.environment["LPROJ_SCREENSHOTS"] ?? daemon.directory
         let output = daemon.directory + "/browser-output"
         let status = try runToEnd("/usr/bin/python3", [script.path, "http://127.0.0.1:\(port)/?token=\(token)", bundle, try Self.axeScript(), shots],
