@@ -33,9 +33,12 @@ extension TableWriter {
                 throw .stale(key: edits[0].key, language: target.language, current: before?[edits[0].key], version: previousVersion)
             }
             var result: (bytes: [UInt8], file: TableFile)? = nil
-            for edit in edits {
+            var planned = edits.map { edit -> (edit: TableEdit, language: String?) in
+                (edit, target.catalog == nil ? nil : (catalogLanguage ?? target.language))
+            }
+            if case .catalog(let catalog)? = old?.contents { planned += Self.reviews(after: planned, in: catalog) }
+            for (edit, language) in planned {
                 do {
-                    let language = target.catalog == nil ? nil : (catalogLanguage ?? target.language)
                     result = try edit.applied(to: result?.bytes ?? bytes, format: format, path: file, language: language,
                                               sourceLanguage: tables.development ?? "en", before: result?.file ?? old)
                 } catch {
@@ -66,6 +69,21 @@ extension TableWriter {
             }
         }
         throw .invalid(.file, "\(file): changed by another program on every try; try again")
+    }
+
+    /// What Xcode does when a catalog's source text changes: each other
+    /// language's translated text of that key is marked `needs_review`, in
+    /// the same write (the translations were made for the old text).
+    static func reviews(after edits: [(edit: TableEdit, language: String?)], in catalog: StringCatalog) -> [(edit: TableEdit, language: String?)] {
+        var marked: [(edit: TableEdit, language: String?)] = []
+        for case (.setText(let key, let value, _), catalog.sourceLanguage?) in edits {
+            guard let old = catalog.tables[catalog.sourceLanguage]?[key], old.text != value else { continue }
+            for (language, table) in catalog.tables.sorted(by: { $0.key < $1.key }) where language != catalog.sourceLanguage {
+                guard let entry = table[key], (entry.state ?? .translated) == .translated else { continue }
+                marked.append((.setState(key: key, state: .needsReview), language))
+            }
+        }
+        return marked
     }
 
     static func failing<Result: ~Copyable>(_ body: () throws(TableEditError) -> Result) throws(Failure) -> Result {

@@ -70,7 +70,16 @@ extension StudioAPI {
         }
         do {
             let change: TableWriter.Change
-            if let forms = edit.object["forms"] {
+            if let state = edit.object["state"] {
+                // "Mark reviewed" (or any catalog state), the text as it is.
+                guard let name = state as? String, let state = TranslationState(rawValue: name) else {
+                    return Self.error(400, "state", "state is one of \(TranslationState.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                guard let last = try edit.writer.apply([.setState(key: edit.key, state: state)], language: edit.language, expecting: edit.expectation).last else {
+                    return Self.error(400, "state", "nothing to save")
+                }
+                change = last
+            } else if let forms = edit.object["forms"] {
                 // A key's forms (and its format, `value`) saved at once: one write, one expectation.
                 guard let forms = forms as? [[String: Any]], !forms.isEmpty, forms.count <= 64 else {
                     return Self.error(400, "forms", "forms is a list of {variable?, category, value} (1 to 64)")

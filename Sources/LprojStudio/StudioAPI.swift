@@ -25,7 +25,7 @@ import Synchronization
 /// - `GET /api/entry?bundle=&table=&key=&language=`: one key for the
 ///   editor pane: its comment, source, every localization's value, the
 ///   language's diagnostics and the key's history in git.
-/// - `PUT /api/entry`: `{bundle, table, language, key, value | plural: {variable?, category, value} | forms: [{variable?, category, value}] + value?,
+/// - `PUT /api/entry`: `{bundle, table, language, key, value | plural: {variable?, category, value} | forms: [{variable?, category, value}] + value? | state,
 ///   entryVersion?, sourceVersion?, version?}` → 200 `{version, entryVersion, before, entry}`,
 ///   409 `{current, entryVersion, source, sourceVersion}`, 422 `{diagnostics}`.
 /// - `DELETE /api/entry`: `{bundle, table, language, key, entryVersion?}` (undoing the save that made a key).
@@ -124,8 +124,8 @@ public final class StudioAPI: Sendable {
         guard offset >= 0 else { return Self.error(400, "offset", "offset is a number from 0") }
         guard limit >= 1, limit <= Self.maximumLimit else { return Self.error(400, "limit", "limit is a number from 1 to \(Self.maximumLimit)") }
         let filter = request.query["filter"] ?? "all"
-        guard ["all", "missing", "diagnostics", "missed", "stale", "unchanged"].contains(filter) else {
-            return Self.error(400, "filter", "filter is all, missing, diagnostics, missed, stale or unchanged")
+        guard ["all", "missing", "new", "needs_review", "diagnostics", "missed", "stale", "unchanged"].contains(filter) else {
+            return Self.error(400, "filter", "filter is all, missing, new, needs_review, stale, unchanged, diagnostics or missed")
         }
         let search = request.query["q"]?.lowercased()
 
@@ -172,7 +172,7 @@ public final class StudioAPI: Sendable {
             switch filter {
             case "missing": if !languages.contains(where: { [.missing, .new].contains(status(key, $0)) }) { continue }
             case "stale": if !languages.contains(where: { [.stale, .needsReview].contains(status(key, $0)) }) { continue }
-            case "unchanged": if !languages.contains(where: { status(key, $0) == .unchanged }) { continue }
+            case "unchanged", "new", "needs_review": if !languages.contains(where: { status(key, $0).rawValue == filter }) { continue }
             case "missed": if !languages.contains(where: { misses[$0]?[key] != nil }) { continue }
             case "diagnostics": if !languages.contains(where: { Pseudolanguage(tag: $0) == nil && !diagnostics(key, $0).isEmpty }) { continue }
             default: break

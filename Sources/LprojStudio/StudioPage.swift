@@ -35,6 +35,8 @@ extension StudioAssets {
                 <option value="missing">missing</option>
                 <option value="diagnostics">with diagnostics</option>
                 <option value="missed">missed at runtime</option>
+                <option value="new">new</option>
+                <option value="needs_review">needs review</option>
                 <option value="stale">stale or needs review</option>
                 <option value="unchanged">same as source</option>
               </select></label>
@@ -67,6 +69,7 @@ extension StudioAssets {
               <aside id="editor" hidden aria-labelledby="editor-title">
                 <h2 id="editor-title" tabindex="-1"></h2>
                 <p id="editor-language"></p>
+                <div id="editor-review"></div>
                 <h3>Source</h3>
                 <div id="editor-source" class="source-text"></div>
                 <p id="editor-comment" class="comment"></p>

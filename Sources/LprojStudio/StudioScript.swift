@@ -377,6 +377,7 @@ extension StudioAssets {
           const source = shape(editor.source), value = shape(editor.value);
           $('editor-source').replaceChildren(...(source ? sourceLines(source) : [element('span', { class: 'none', text: 'no source text' })]));
           $('editor-source').lang = state.table.development || '';
+          renderReview(entry.statuses[column.language]);
           $('editor-comment').textContent = entry.comment || '';
           $('editor-comment').hidden = !entry.comment;
           $('editor-message').replaceChildren();
@@ -414,6 +415,27 @@ extension StudioAssets {
           $('editor-chips-group').hidden = found.length === 0;
           for (const button of ['editor-save', 'editor-next', 'editor-copy']) $(button).disabled = !column.writable;
           markPlaceholders();
+        }
+
+        // A catalog's state, and "Mark reviewed" for a text waiting for a review (the text as it is).
+        function renderReview(status) {
+          const editor = state.editor, review = $('editor-review');
+          review.replaceChildren();
+          if (!['new', 'needs_review', 'stale'].includes(status) || editor.value === null) return;
+          review.append(element('span', { class: `badge ${status}`, text: statusLabels[status] }));
+          if (!editor.column.writable) return;
+          review.append(element('button', { type: 'button', id: 'editor-reviewed', text: 'Mark reviewed', onclick: async () => {
+            const { status: answer, body } = await api('/api/entry', { method: 'PUT', body: JSON.stringify({ bundle: editor.bundle, table: editor.table,
+              language: editor.language, key: editor.key, state: 'translated', entryVersion: editor.entryVersion }) });
+            if (state.editor !== editor) return;
+            if (answer !== 200) { refusal(answer, body); return; }
+            editor.entryVersion = body.entryVersion;
+            editor.value = body.entry;
+            renderReview('translated');
+            (fieldsOf()[0] || $('editor-title')).focus();
+            say('Marked reviewed.', false);
+            await loadTable();
+          } }));
         }
 
         function sourceLines(source) {

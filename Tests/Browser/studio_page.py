@@ -364,6 +364,31 @@ try:
     wait.until(lambda d: not d.find_element(By.ID, "unknown").is_displayed())
     check("the added key reached the source table and left the list", True)
 
+    # A catalog's review state: a badge, a filter, and "Mark reviewed" from the editor (the text kept).
+    shop = os.path.join(bundle, "Shop.xcstrings")
+    write(shop, """{
+  "sourceLanguage" : "en",
+  "strings" : {
+    "pay" : { "localizations" : {
+      "en" : { "stringUnit" : { "state" : "translated", "value" : "Pay" } },
+      "fr" : { "stringUnit" : { "state" : "needs_review", "value" : "Payer" } } } },
+    "ship" : { "localizations" : {
+      "en" : { "stringUnit" : { "state" : "translated", "value" : "Ship" } },
+      "fr" : { "stringUnit" : { "state" : "translated", "value" : "Expédier" } } } }
+  },
+  "version" : "1.0"
+}
+""")
+    driver.get(bookmark.split("#")[0] + "#/table?bundle=" + bundle + "&table=Shop&languages=fr&filter=needs_review")
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, 'td.value[data-language="fr"][data-key="pay"] .badge'))
+    check("the needs-review filter shows only that key", [r.get_attribute("data-key") for r in driver.find_elements(By.CSS_SELECTOR, "#entries tbody tr")] == ["pay"]
+          and cell("pay").find_element(By.CSS_SELECTOR, ".badge").text == "needs review")
+    click_cell("pay")
+    driver.find_element(By.ID, "editor-reviewed").click()
+    wait.until(lambda d: '"state" : "translated",\n            "value" : "Payer"' in read(shop) or ('"needs_review"' not in read(shop)))
+    check("Mark reviewed marks the text translated, the text kept", '"Payer"' in read(shop) and '"needs_review"' not in read(shop))
+    wait.until(lambda d: d.switch_to.active_element.tag_name == "textarea")
+
     # A phone: key, source and translation stacked, each readable.
     driver.set_window_size(390, 844)
     driver.get(bookmark.split("#")[0] + "#/table?bundle=" + bundle + "&table=Localizable&languages=fr")

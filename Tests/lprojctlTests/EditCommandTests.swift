@@ -105,6 +105,47 @@ final class EditCommandTests: XCTestCase {
         XCTAssertTrue(try text("App/fr.lproj/Localizable.strings").contains("\"Début\""))
     }
 
+    /// As in Xcode, a catalog's source text changed through the writer marks each other language's translated text
+    /// of that key `needs_review`, in the same write; a text set to what it was, a language still `new`, and other
+    /// keys are left as they were.
+    func testChangingACatalogsSourceTextMarksItsTranslationsForReview() throws {
+        try directory.write("Shop/Shop.xcstrings", """
+            {
+              "sourceLanguage" : "en",
+              "strings" : {
+                "buy" : {
+                  "localizations" : {
+                    "de" : { "stringUnit" : { "state" : "translated", "value" : "Kaufen" } },
+                    "en" : { "stringUnit" : { "state" : "translated", "value" : "Buy" } },
+                    "fr" : { "stringUnit" : { "state" : "new", "value" : "" } },
+                    "ja" : { "stringUnit" : { "state" : "translated", "value" : "購入" } }
+                  }
+                },
+                "sell" : {
+                  "localizations" : {
+                    "de" : { "stringUnit" : { "state" : "translated", "value" : "Verkaufen" } },
+                    "en" : { "stringUnit" : { "state" : "translated", "value" : "Sell" } }
+                  }
+                }
+              },
+              "version" : "1.0"
+            }
+            """)
+        let shop = directory.url.path + "/Shop"
+        XCTAssertEqual(try lprojctl(["set", "buy", "Buy", "--bundle", shop, "--language", "en", "--table", "Shop"]).status, 0)
+        XCTAssertFalse(try text("Shop/Shop.xcstrings").contains("needs_review"), "the same text: nothing to review")
+        let changed = try lprojctl(["set", "buy", "Buy now", "--bundle", shop, "--language", "en", "--table", "Shop"])
+        XCTAssertEqual(changed.status, 0, changed.stderr)
+        let catalog = try XCTUnwrap(TableFile(bytes: Array(try text("Shop/Shop.xcstrings").utf8), path: shop + "/Shop.xcstrings", format: .xcstrings))
+        guard case .catalog(let read) = catalog.contents else { return XCTFail("not a catalog") }
+        XCTAssertEqual(read.tables["de"]?["buy"]?.state, .needsReview)
+        XCTAssertEqual(read.tables["ja"]?["buy"]?.state, .needsReview)
+        XCTAssertEqual(read.tables["de"]?["buy"]?.text, "Kaufen", "the translation kept")
+        XCTAssertEqual(read.tables["fr"]?["buy"]?.state, .new)
+        XCTAssertEqual(read.tables["de"]?["sell"]?.state ?? .translated, .translated)
+        XCTAssertEqual(read.tables["en"]?["buy"]?.text, "Buy now")
+    }
+
     func testRemoveAndRename() throws {
         let missing = try lprojctl(["rm", "home_title", "nope", "--bundle", bundle])
         XCTAssertEqual(missing.status, 2)
