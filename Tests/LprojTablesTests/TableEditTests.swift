@@ -195,6 +195,10 @@ final class TableEditTests: XCTestCase {
         XCTAssertEqual(try set("d", in: "\"a\" = \"1\";\n\"c\" = \"3\";\n"), "\"a\" = \"1\";\n\"c\" = \"3\";\n\"d\" = \"new\";\n")
         XCTAssertEqual(try set("a", in: "\"b\" = \"1\";\n\"c\" = \"3\";\n\"0\" = \"z\";\n"), "\"b\" = \"1\";\n\"c\" = \"3\";\n\"0\" = \"z\";\n\"a\" = \"new\";\n",
                        "not sorted: the end")
+        // A file whose last line has no line break keeps its end so: the new key is the new last line, a changed value changes only itself.
+        XCTAssertEqual(try set("d", in: "\"a\" = \"1\";\r\n\"c\" = \"3\";"), "\"a\" = \"1\";\r\n\"c\" = \"3\";\r\n\"d\" = \"new\";")
+        XCTAssertEqual(try set("c", in: "\"a\" = \"1\";\n\"c\" = \"3\";"), "\"a\" = \"1\";\n\"c\" = \"new\";")
+        XCTAssertEqual(try set("b", in: "\"a\" = \"1\";\n\"c\" = \"3\";"), "\"a\" = \"1\";\n\"b\" = \"new\";\n\"c\" = \"3\";")
     }
 
     func testAnXMLStringsTableIsEditedInItsLayout() throws {

@@ -162,11 +162,14 @@ public struct StringsTextDocument: Sendable {
             insertion = text[start..<brace].allSatisfy({ $0 == 0x20 || $0 == 0x09 }) ? start : brace
         }
         var block: [UInt8] = []
+        // A file whose last line has no line break keeps it so: the new entry becomes that last line.
+        let endsOpen = insertion == text.count && insertion > 0 && !text[insertion - 1].isLineBreak
         if insertion > 0, !text[insertion - 1].isLineBreak { block += lineEnding }
         if separatesWithBlankLines, !endsWithBlankLine(before: insertion) { block += lineEnding }
         let indent = layout.entries.last.map { indentation(before: $0.keyRange.lowerBound) } ?? []
         if let comment { block += indent + Array("/* \(comment) */".utf8) + lineEnding }
-        block += indent + Array(StringsWriter.quoted(key).utf8) + separator + Array(StringsWriter.quoted(value).utf8) + [0x3B] + lineEnding
+        block += indent + Array(StringsWriter.quoted(key).utf8) + separator + Array(StringsWriter.quoted(value).utf8) + [0x3B]
+        if !endsOpen { block += lineEnding }
         text.insert(contentsOf: block, at: insertion)
     }
 
