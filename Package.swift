@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "LiveBundleTests", dependencies: ["LprojClient", "LprojProtocol", "LprojBundles", "LprojFormats", "LprojTables",
                                                             "LprojPaths", "LprojTestSupport", "LprojProcessTesting", "CLinux"]),
         // The studio: its HTTP API, its attacks, and its page in a real browser.
-        .testTarget(name: "LprojStudioTests", dependencies: ["LprojClient", "LprojProtocol", "LprojTables", "LprojPaths", "LprojProcessTesting"]),
+        .testTarget(name: "LprojStudioTests", dependencies: ["LprojClient", "LprojProtocol", "LprojTables", "LprojPaths", "LprojProcessTesting", "LprojStudio"]),
         // The installed tree, the Debian package, the units, the manual pages, the deploy manifests.
         .testTarget(name: "PackagingTests", dependencies: ["LprojDaemon", "LprojWatch", "CInotifyTools", "LprojClient", "LprojProtocol", "LprojTables", "LprojPaths", "LprojProcessTesting"]),
         .testTarget(name: "LprojClientTests", dependencies: ["LprojPaths", "LprojClient", "LprojBundles", "LprojExchange", "LprojProtocol", "LprojTables", "LprojFormats"]),

@@ -12,13 +12,15 @@ public final class Studio: Sendable {
     public let access: StudioAccess
     private let server: HTTPServer
     private let hub: EventHub
+    private let memory: MemoryFeed
 
     /// Starts serving on `host`:`port` (0: a free port) the bundles of the
     /// daemon at `socket` (or only `bundles`), answering `token`. Request bodies are bounded by `maximumBody`.
     public init(host: String, port: UInt16, socket: String?, bundles: [String]?, token: String = StudioAccess.newToken(),
                 maximumBody: Int = 1 << 20) throws(StudioError) {
         let hub = EventHub(socket: socket)
-        let api = StudioAPI(socket: socket, bundles: bundles, hub: hub)
+        let memory = MemoryFeed(socket: socket, bundles: bundles)
+        let api = StudioAPI(socket: socket, bundles: bundles, hub: hub, memory: memory)
         let gate = Gate()
         server = try HTTPServer(address: host, port: port, maximumBody: maximumBody) { request in
             guard let access = gate.access else { return HTTPResponse(status: 503) }
@@ -28,14 +30,17 @@ public final class Studio: Sendable {
         self.port = server.port
         gate.access = access
         self.hub = hub
+        self.memory = memory
         let shown = host.contains(":") ? "[\(host)]" : host
         address = "http://\(shown):\(server.port)/?token=\(access.token)"
         hub.start()
+        memory.start()
     }
 
     /// Stops the server and the pages' streams.
     public func stop() {
         hub.stop()
+        memory.stop()
         server.stop()
     }
 

@@ -203,3 +203,29 @@ struct KeyEdit {
         }
     }
 }
+
+extension StudioAPI {
+    /// `GET /api/suggestions?bundle=&table=&key=&language=&q=`: what the
+    /// translation memory offers for the source text `q` in `language`,
+    /// the key edited left out. Answered from memory alone (no file is read):
+    /// the editor shows it as it opens.
+    func suggestionsResponse(_ request: HTTPRequest) -> HTTPResponse {
+        let bundle: String
+        switch servedBundle(request.query["bundle"]) {
+        case .success(let path): bundle = path
+        case .failure(let refusal): return refusal.response
+        }
+        guard let key = request.query["key"] else { return Self.error(400, "key", "key is required") }
+        guard let language = request.query["language"], !language.isEmpty, language.utf8.count <= 255 else {
+            return Self.error(400, "language", "language is required (a localization's name)")
+        }
+        guard let source = request.query["q"], source.utf8.count <= 4096 else { return Self.error(400, "q", "q is the source text (at most 4 KiB)") }
+        let unit = TranslationMemory.Unit(bundle: bundle, table: request.query["table"] ?? "Localizable", key: key)
+        let offers = memory.suggestions(for: source, language: language, excluding: unit)
+        return Self.json(200, ["ready": memory.isReady, "suggestions": offers.map { offer -> [String: Any] in
+            ["text": offer.text, "source": offer.source, "similarity": offer.similarity, "uses": offer.uses,
+             "bundle": offer.unit.bundle, "table": offer.unit.table, "key": offer.unit.key,
+             "differences": offer.differences.map { ["kind": $0.kind.rawValue, "text": $0.text] }]
+        }])
+    }
+}

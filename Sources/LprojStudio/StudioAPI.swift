@@ -30,6 +30,7 @@ import Synchronization
 ///   409 `{current, entryVersion, source, sourceVersion}`, 422 `{diagnostics}`.
 /// - `DELETE /api/entry`: `{bundle, table, language, key, entryVersion?}` (undoing the save that made a key).
 /// - `GET /api/misses?bundle=&table=`: keys apps asked for that no localization of the table has.
+/// - `GET /api/suggestions?bundle=&table=&key=&language=&q=`: the translation memory's offers for the source text `q`.
 /// - `GET /api/events`: server-sent events (`EventHub`).
 public final class StudioAPI: Sendable {
     /// The daemon's socket (nil: the default rule).
@@ -37,6 +38,8 @@ public final class StudioAPI: Sendable {
     /// The bundles the studio shows (nil: every bundle the daemon serves).
     let bundles: [String]?
     let hub: EventHub
+    /// The translation memory suggestions come from.
+    let memory: MemoryFeed
     /// The connection requests to lprojd go on (one at a time).
     private let link = Mutex<DaemonConnection?>(nil)
     /// What the daemon serves, asked again at most once a second (`served`).
@@ -44,10 +47,11 @@ public final class StudioAPI: Sendable {
     /// Keys a page asks for at most at once.
     static let maximumLimit = 1000
 
-    public init(socket: String?, bundles: [String]?, hub: EventHub) {
+    public init(socket: String?, bundles: [String]?, hub: EventHub, memory: MemoryFeed) {
         self.socket = socket
         self.bundles = bundles
         self.hub = hub
+        self.memory = memory
     }
 
     /// The answer to an API request (`path` under `/api/`).
@@ -59,8 +63,9 @@ public final class StudioAPI: Sendable {
         case ("PUT", "/api/entry"): return entryResponse(request)
         case ("DELETE", "/api/entry"): return removalResponse(request)
         case ("GET", "/api/misses"): return missesResponse(request)
+        case ("GET", "/api/suggestions"): return suggestionsResponse(request)
         case ("GET", "/api/events"): return eventsResponse()
-        case (_, "/api/bundles"), (_, "/api/table"), (_, "/api/entry"), (_, "/api/misses"), (_, "/api/events"):
+        case (_, "/api/bundles"), (_, "/api/table"), (_, "/api/entry"), (_, "/api/misses"), (_, "/api/suggestions"), (_, "/api/events"):
             return Self.error(405, "method", "\(request.method) is not allowed on \(request.path)")
         default:
             return Self.error(404, "path", "no such API: \(request.path)")

@@ -78,6 +78,7 @@ extension StudioAssets {
                   <div id="editor-chips-group" role="group" aria-labelledby="editor-chips-label">
                     <span id="editor-chips-label">Placeholders</span> <span id="editor-chips"></span>
                   </div>
+                  <div id="editor-suggestions" aria-live="polite"></div>
                   <p id="editor-keys" class="hint">Enter saves, Shift+Enter a new line, Ctrl+Enter saves and opens the next text to translate, Escape cancels.</p>
                   <div class="actions">
                     <button id="editor-save" type="submit">Save</button>
@@ -104,6 +105,7 @@ extension StudioAssets {
             <dt>Alt+↑, Alt+↓</dt><dd>save and edit the key above, below</dd>
             <dt>Tab</dt><dd>the next plural form</dd>
             <dt>Ctrl+Shift+1…9</dt><dd>insert the source's first…ninth placeholder</dd>
+            <dt>Ctrl+Alt+1…9</dt><dd>take the first…ninth suggestion</dd>
             <dt>Escape</dt><dd>cancel the edit</dd>
             <dt>Ctrl+Z</dt><dd>undo the last save (outside the editor)</dd>
             <dt>?</dt><dd>this list</dd>
@@ -170,6 +172,9 @@ extension StudioAssets {
         .hint { font-size: .85em; color: #555; }
         dl.others dt { font-weight: 600; margin-top: .3em; } dl.others dd { margin-inline-start: 1em; white-space: pre-wrap; }
         ol.history { padding-inline-start: 1.2em; } ol.history .who { color: #444; font-size: .85em; } ol.history .what { display: block; white-space: pre-wrap; }
+        ol.suggestions { padding-inline-start: 1.4em; margin: .2em 0; } ol.suggestions li { margin: .3em 0; }
+        ol.suggestions .score, ol.suggestions .from { font-size: .8em; color: #555; margin-inline-start: .4em; }
+        ol.suggestions .theirs { display: block; font-size: .85em; color: #444; } ol.suggestions del { color: #8a0016; } ol.suggestions ins { color: #14532d; }
         dialog dl { display: grid; grid-template-columns: auto 1fr; gap: .2em 1em; } dialog dt { font-family: ui-monospace, monospace; }
         @media (max-width: 700px) {
           main { padding: 0 .5em 2em; }

@@ -368,6 +368,38 @@ extension StudioAssets {
           const first = $('editor-fields').querySelector('textarea');
           if (first && !first.readOnly) first.focus(); else $('editor-title').focus();
           loadDetails(state.editor);
+          loadSuggestions(state.editor);
+        }
+
+        // The translation memory's offers for a plain source text: the same text translated elsewhere, then the most alike.
+        async function loadSuggestions(editor) {
+          const box = $('editor-suggestions');
+          box.replaceChildren();
+          const source = shape(editor.source);
+          if (!source || source.text === null || !source.text || !editor.column.writable) return;
+          const parameters = new URLSearchParams({ bundle: editor.bundle, table: editor.table, key: editor.key, language: editor.language, q: source.text });
+          const { status, body } = await api('/api/suggestions?' + parameters);
+          if (state.editor !== editor || status !== 200 || !body.suggestions.length) return;
+          box.append(element('h3', { text: 'Suggestions' }), element('ol', { class: 'suggestions' }, ...body.suggestions.map((offer, index) => {
+            const theirs = offer.differences.length ? element('span', { class: 'theirs' }, 'its source: ',
+              ...offer.differences.map(part => part.kind === 'same' ? document.createTextNode(part.text)
+                : element(part.kind === 'other' ? 'del' : 'ins', { text: part.text, title: part.kind === 'other' ? 'only in its source' : 'only in yours' }))) : null;
+            return element('li', { 'data-similarity': offer.similarity },
+              element('button', { type: 'button', class: 'use', 'aria-keyshortcuts': index < 9 ? `Control+Alt+${index + 1}` : null,
+                'aria-label': `Use suggestion ${index + 1}: ${offer.text}`, text: 'Use', onclick: () => useSuggestion(offer.text) }), ' ',
+              element('span', { class: 'text', lang: editor.language, dir: editor.column.direction }, ...withChips(offer.text)),
+              element('span', { class: 'score', text: offer.similarity === 1 ? `same source${offer.uses > 1 ? `, ${offer.uses}×` : ''}` : `${Math.round(offer.similarity * 100)}% alike` }),
+              element('span', { class: 'from', text: `${offer.table} · ${offer.key}` + (offer.bundle === editor.bundle ? '' : ` · ${offer.bundle}`) }),
+              theirs);
+          })));
+        }
+
+        function useSuggestion(text) {
+          const area = fieldsOf().find(candidate => candidate.dataset.kind === 'text');
+          if (!area || area.readOnly) return;
+          area.value = text;
+          area.dispatchEvent(new Event('input'));
+          area.focus();
         }
 
         function renderEditor(entry) {
@@ -715,6 +747,11 @@ extension StudioAssets {
           if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) { event.preventDefault(); saveEditor('next'); return; }
           if (event.key === 'Enter' && !event.shiftKey && !event.altKey && event.target.tagName === 'TEXTAREA') { event.preventDefault(); saveEditor(0); return; }
           if (event.altKey && (event.key === 'ArrowDown' || event.key === 'ArrowUp')) { event.preventDefault(); saveEditor(event.key === 'ArrowDown' ? 1 : -1); return; }
+          if (event.ctrlKey && event.altKey && !event.shiftKey && /^Digit[1-9]$/.test(event.code)) {
+            const use = $('editor-suggestions').querySelectorAll('button.use')[Number(event.code.slice(5)) - 1];
+            if (use) { event.preventDefault(); use.click(); }
+            return;
+          }
           if (event.ctrlKey && event.shiftKey && /^Digit[1-9]$/.test(event.code)) {
             const chip = $('editor-chips').querySelectorAll('button.chip')[Number(event.code.slice(5)) - 1];
             if (chip) { event.preventDefault(); insertPlaceholder(chip.dataset.placeholder); }

@@ -40,6 +40,9 @@ let help = """
             LiveBundle reading what its views need, LiveBundle mapping lprojd's images
       history [--saves N] [--keys N] [--bytes SIZE] [--json]
             the daemon's memory with its event history full, beside it keeping none
+      memory [--units N] [--queries N] [--json]
+            the studio's translation memory's suggestions for a source text among N units,
+            beside a plain scan comparing it with every unit's
       deploy [--bundles N] [--json]
             on those 50,000 tables: a poll's CPU time beside find(1); a release
             swap until published, beside a restart on the new release
@@ -62,5 +65,5 @@ Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": Pars
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
                                                                           "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
                                                                           "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run,
-                                                                          "workers": WorkersBenchmark.run, "history": HistoryBenchmark.run, "soak": Soak.run,
+                                                                          "workers": WorkersBenchmark.run, "history": HistoryBenchmark.run, "memory": MemoryBenchmark.run, "soak": Soak.run,
                                                                           "soak-client": SoakClient.serve])

@@ -57,6 +57,9 @@ write(os.path.join(bundle, "en.lproj", "Localizable.stringsdict"), """<?xml vers
 <key>one</key><string>%d post</string><key>other</key><string>%d posts</string></dict>
 </dict></dict></plist>
 """)
+# Another table already translates "Cart": the translation memory offers it.
+write(os.path.join(bundle, "en.lproj", "Other.strings"), '"basket" = "Cart";\n')
+write(os.path.join(bundle, "fr.lproj", "Other.strings"), '"basket" = "Panier";\n')
 git("init", "-q")
 git("add", "-A")
 git("commit", "-q", "-m", "First French")
@@ -157,7 +160,7 @@ try:
     check("fr's bar shows 2 of 4 translated", bar.get_attribute("value") == "2")
     check("a language is named, with its code", driver.find_element(By.CSS_SELECTOR, 'li.language[data-language="fr"] h4').text.startswith("French fr"))
     check("each language says its percent, words left and issues",
-          driver.find_element(By.CSS_SELECTOR, 'li.language[data-language="fr"] .summary').text.startswith("50% translated · "))
+          driver.find_element(By.CSS_SELECTOR, 'li.language[data-language="fr"] .summary').text.startswith("60% translated · "))
     english = driver.find_element(By.CSS_SELECTOR, 'li.table-row[data-language="en"][data-table="Localizable"] progress')
     check("en's bar is full", english.get_attribute("value") == "4")
     links = [link.get_attribute("aria-label") for link in driver.find_elements(By.CSS_SELECTOR, "li.table-row a")]
@@ -207,7 +210,11 @@ try:
     keys(Keys.ENTER)
     wait.until(lambda d: editor_open() and d.switch_to.active_element.tag_name == "textarea")
     check("Enter opens the editor pane with the field focused", True)
-    keys("Panier")
+    suggestion = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#editor-suggestions ol.suggestions li"))
+    check("the memory suggests another table's translation of the same text: %s" % suggestion[0].text,
+          "Panier" in suggestion[0].text and "same source" in suggestion[0].text and "Other · basket" in suggestion[0].text)
+    ActionChains(driver).key_down(Keys.CONTROL).key_down(Keys.ALT).send_keys("1").key_up(Keys.ALT).key_up(Keys.CONTROL).perform()
+    check("Ctrl+Alt+1 takes it", editor_fields()[0].get_attribute("value") == "Panier")
     chord(Keys.SHIFT, Keys.ENTER)
     keys("d'achat", Keys.ENTER)
     wait.until(lambda d: '"cart" = "Panier\\nd\'achat";' in read(french))

@@ -234,6 +234,30 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(few.json["field"] as? String, "plural")
     }
 
+    /// The translation memory follows the daemon: a table saved anywhere is offered at once, and a changed
+    /// translation replaces what was offered; the key edited never suggests itself.
+    func testSuggestionsFollowWhatTheDaemonServes() throws {
+        func offers(_ source: String) throws -> [String] {
+            let answer = try get("/api/suggestions?bundle=\(bundle)&table=Localizable&key=home&language=fr&q=\(source)")
+            XCTAssertEqual(answer.status, 200, answer.text)
+            return (answer.json["suggestions"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
+        }
+        func eventually(_ expected: [String], _ source: String) throws {
+            let deadline = Date(timeIntervalSinceNow: 30)
+            while try offers(source) != expected {
+                guard Date() < deadline else { return XCTFail("the memory never offered \(expected) for \(source): \(try offers(source))") }
+                _ = poll(nil, 0, 20)
+            }
+        }
+        try eventually([], "Home")
+        try daemon.write("App/en.lproj/Other.strings", "\"start\" = \"Home\";\n\"back\" = \"Back to the home page\";\n")
+        try daemon.write("App/fr.lproj/Other.strings", "\"start\" = \"Maison\";\n\"back\" = \"Retour à la page d'accueil\";\n")
+        try eventually(["Maison"], "Home")
+        try eventually(["Retour à la page d'accueil"], "Back to the home screen")
+        try daemon.write("App/fr.lproj/Other.strings", "\"start\" = \"Foyer\";\n")
+        try eventually(["Foyer"], "Home")
+    }
+
     /// Keys apps asked for that no language of the table has are listed once per key, summed over apps and
     /// languages (a count that would pass 2^64 stays at its most), the most missed first.
     func testKeysAppsMissedThatNoTableHasAreListedOnce() throws {
@@ -423,6 +447,8 @@ final class StudioTests: XCTestCase {
             ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k", "forms": "one"]), 400, "forms"),
             ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k", "forms": [["category": "one"]]]), 400, "forms"),
             ("PUT", "/api/entry", Self.body(["bundle": bundle, "language": "fr", "key": "k", "value": "v", "entryVersion": 7]), 400, "entryVersion"),
+            ("GET", "/api/suggestions?bundle=\(bundle)&key=k&language=fr", nil, 400, "q"),
+            ("GET", "/api/suggestions?bundle=/etc&key=k&language=fr&q=x", nil, 404, "bundle"),
             ("GET", "/api/nothing", nil, 404, "path"),
             ("PUT", "/api/entry", String(repeating: "x", count: 2 << 20), 413, "body"),
         ]
