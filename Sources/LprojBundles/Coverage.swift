@@ -38,48 +38,70 @@ public struct Coverage: Sendable {
         self.bundle = path
         let development = development ?? DevelopmentLocalization.of(bundle)
         self.development = development
-        // A catalog's keys, and their text when its source language has none.
-        var catalogKeys: [String: [String]] = [:]
-        for name in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() where name.hasSuffix(".xcstrings") {
-            guard let file = try? TableFile.read(path: path + "/" + name), case .catalog(let catalog) = file.contents else { continue }
-            catalogKeys[String(name.dropLast(".xcstrings".count))] = catalog.keys
-        }
-        let developmentTables = development.flatMap { bundle.tables[$0] } ?? [:]
+        let catalogs = Self.catalogKeys(in: path)
+        let names = Set((development.flatMap { bundle.tables[$0] } ?? [:]).keys).union(catalogs.keys).sorted()
         let marks = SameMarks(bundle: path, development: development)
-        let names = Set(developmentTables.keys).union(catalogKeys.keys).sorted()
-        var rows: [Row] = []
-        for name in names {
-            let reference = developmentTables[name]
-            let keys = Set(reference?.sortedKeys ?? []).union(catalogKeys[name] ?? []).sorted()
-            guard !keys.isEmpty else { continue }
-            let languages = bundle.localizations.filter { $0 != "Base" }.sorted { a, b in
-                a == development ? b != development : (b == development ? false : a < b)
-            }
-            for language in languages {
-                let table = bundle.tables[language]?[name]
-                var row = Row(table: name, language: language, total: keys.count, translated: 0, missing: 0, stale: 0, missingWords: 0)
-                for key in keys {
-                    // (A catalog key the development language has no text for is its own text.)
-                    let source = reference?[key] ?? (catalogKeys[name] != nil ? Entry(text: key) : nil)
-                    let status = TranslationStatus.of(table?[key], source: source, isDevelopment: language == development) {
-                        marks.isMarked(key, table: name, localization: language)
-                    }
-                    switch status {
-                    case .stale, .needsReview:
-                        row.stale += 1
-                    case .missing, .new:
-                        row.missing += 1
-                        row.missingWords += Self.words(in: source.map { Self.text(of: $0) } ?? key)
-                    case .unchanged:
-                        row.unchanged += 1
-                    case .translated:
-                        row.translated += 1
-                    }
-                }
-                rows.append(row)
-            }
+        var tables: [String: [String: Table]] = [:]
+        for (language, byName) in bundle.tables { for (name, table) in byName { tables[name, default: [:]][language] = table } }
+        let localizations = bundle.localizations
+        rows = names.flatMap { name in
+            Self.rows(of: name, tables: tables[name] ?? [:], localizations: localizations, development: development,
+                      catalogKeys: catalogs[name], marks: marks)
         }
+    }
+
+    /// A coverage made of rows already counted (a cache's).
+    public init(bundle: String, development: String?, rows: [Row]) {
+        self.bundle = bundle
+        self.development = development
         self.rows = rows
+    }
+
+    /// The rows of table `name`: one per localization (the development one
+    /// first, `Base` left out), given the table in each localization that
+    /// has it, and the keys of the String Catalog that holds it, if one does.
+    public static func rows(of name: String, tables: [String: Table], localizations: [String], development: String?,
+                            catalogKeys: [String]?, marks: SameMarks) -> [Row] {
+        let reference = development.flatMap { tables[$0] }
+        let keys = Set(reference?.sortedKeys ?? []).union(catalogKeys ?? []).sorted()
+        guard !keys.isEmpty else { return [] }
+        let languages = localizations.filter { $0 != "Base" }.sorted { a, b in
+            a == development ? b != development : (b == development ? false : a < b)
+        }
+        return languages.map { language in
+            let table = tables[language]
+            var row = Row(table: name, language: language, total: keys.count, translated: 0, missing: 0, stale: 0, missingWords: 0)
+            for key in keys {
+                // (A catalog key the development language has no text for is its own text.)
+                let source = reference?[key] ?? (catalogKeys != nil ? Entry(text: key) : nil)
+                let status = TranslationStatus.of(table?[key], source: source, isDevelopment: language == development) {
+                    marks.isMarked(key, table: name, localization: language)
+                }
+                switch status {
+                case .stale, .needsReview:
+                    row.stale += 1
+                case .missing, .new:
+                    row.missing += 1
+                    row.missingWords += words(in: source.map { text(of: $0) } ?? key)
+                case .unchanged:
+                    row.unchanged += 1
+                case .translated:
+                    row.translated += 1
+                }
+            }
+            return row
+        }
+    }
+
+    /// Each String Catalog's keys to translate, by table name, in the bundle directory `path`.
+    public static func catalogKeys(in path: String, only names: Set<String>? = nil) -> [String: [String]] {
+        var keys: [String: [String]] = [:]
+        for file in ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() where file.hasSuffix(".xcstrings") {
+            let name = String(file.dropLast(".xcstrings".count))
+            guard names?.contains(name) ?? true, let read = try? TableFile.read(path: path + "/" + file), case .catalog(let catalog) = read.contents else { continue }
+            keys[name] = catalog.keys
+        }
+        return keys
     }
 
     /// The text a translator reads for an entry: its string, or its `other` forms.

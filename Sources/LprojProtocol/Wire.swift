@@ -90,6 +90,12 @@ public enum Wire {
     /// An event line without its `sub`: encoded once, then addressed to each
     /// subscription with `addressed(_:to:)` (fan-out costs no re-encoding).
     public static func eventBody<E: Event>(_ event: E) throws -> [UInt8] {
+        if let line = event.handWrittenLine() { return line }
+        return try encodedEventBody(event)
+    }
+
+    /// The event's line as the encoder writes it (what a hand-written line must equal).
+    public static func encodedEventBody<E: Event>(_ event: E) throws -> [UInt8] {
         try line(Merged(body: event, fields: [(.event, .text(E.name))]))
     }
 
@@ -214,4 +220,12 @@ private struct FailureEnvelope: Encodable {
 public protocol Event: Codable, Sendable {
     /// The `event` on the wire, e.g. `"table-changed"`.
     static var name: String { get }
+    /// The event's whole line, written by hand where the encoder is too slow
+    /// for the event's size — byte for byte what `Wire.eventBody` encodes
+    /// (a test holds them equal); nil: encoded.
+    func handWrittenLine() -> [UInt8]?
+}
+
+extension Event {
+    public func handWrittenLine() -> [UInt8]? { nil }
 }

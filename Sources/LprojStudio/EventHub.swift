@@ -15,9 +15,14 @@ public final class EventHub: Sendable {
     private let connected = Mutex(false)
     /// Each bundle's cross-language diagnostics, as the daemon last published them.
     private let diagnostics = Mutex<[String: [Diagnostic]]>([:])
+    /// The bundles lprojd serves: listed when the hub connects, then followed by `bundle-added` and `bundle-removed` (nil: not connected).
+    private let served = Mutex<Set<String>?>(nil)
+    private let counts = Mutex<[String: CheckCounts]>([:])
     private let socket: String?
     private let stopped = Mutex(false)
     private let interrupter = Interrupter()
+    /// The overview's figures, which the events of a bundle make stale.
+    public let coverage = CoverageCache()
 
     public init(socket: String?) {
         self.socket = socket
@@ -37,6 +42,41 @@ public final class EventHub: Sendable {
             return streams
         }
         for stream in open { stream.post(text) }
+    }
+
+    /// A bundle's checks counted: in all, and per localization (by the `.lproj` of the file each names).
+    public struct CheckCounts: Sendable {
+        public var errors = 0
+        public var warnings = 0
+        public var byLocalization: [String: (errors: Int, warnings: Int)] = [:]
+
+        init(_ diagnostics: [Diagnostic]) {
+            for diagnostic in diagnostics {
+                let error = diagnostic.severity == .error, warning = diagnostic.severity == .warning
+                errors += error ? 1 : 0
+                warnings += warning ? 1 : 0
+                guard let language = Self.localization(of: diagnostic.file) else { continue }
+                byLocalization[language, default: (0, 0)].errors += error ? 1 : 0
+                byLocalization[language, default: (0, 0)].warnings += warning ? 1 : 0
+            }
+        }
+
+        /// The localization a file is in: the name of its `.lproj` directory (nil for a catalog's, which holds every language).
+        static func localization(of file: String) -> String? {
+            var parts = file.split(separator: "/").dropLast().reversed().makeIterator()
+            guard let directory = parts.next(), directory.hasSuffix(".lproj") else { return nil }
+            return String(directory.dropLast(".lproj".count))
+        }
+    }
+
+    /// `bundle`'s checks counted, as the daemon last published them (counted once per `diagnostics` event).
+    public func checkCounts(of bundle: String) -> CheckCounts {
+        counts.withLock { $0[bundle] } ?? CheckCounts([])
+    }
+
+    /// The bundles lprojd serves, sorted, as the hub follows them; nil while it does not answer.
+    public func servedBundles() -> [String]? {
+        served.withLock { $0?.sorted() }
     }
 
     /// The diagnostics of `bundle` the daemon last published (none: clean, or not heard of yet).
@@ -66,6 +106,9 @@ public final class EventHub: Sendable {
                 let connection = try DaemonConnection(path: socket, interrupter: interrupter)
                 _ = try connection.send(Hello(client: "lprojctl studio"))
                 _ = try connection.send(Subscribe(name: "studio", diagnostics: true, misses: true))
+                // (Listed after subscribing: a bundle added meanwhile is in the list, or its event follows.)
+                let listed = Set(try connection.send(List()).bundles.map(\.path))
+                served.withLock { $0 = listed }
                 connected.withLock { $0 = true }
                 post("daemon", data: "{\"connected\":true}")
                 backoff = .milliseconds(100)
@@ -73,10 +116,19 @@ public final class EventHub: Sendable {
                     let event = try connection.nextEvent(timeout: .seconds(86_400 * 365))
                     if event.name == Diagnostics.name, let set = try? event.decode(Diagnostics.self) {
                         diagnostics.withLock { $0[set.bundle] = set.diagnostics }
+                        let counted = CheckCounts(set.diagnostics)
+                        counts.withLock { $0[set.bundle] = counted }
+                    } else if Self.changesTables.contains(event.name), let named = try? JSONDecoder().decode(BundleNamed.self, from: Data(event.line)) {
+                        if event.name == BundleAdded.name { served.withLock { _ = $0?.insert(named.bundle) } }
+                        if event.name == BundleRemoved.name { served.withLock { _ = $0?.remove(named.bundle) } }
+                        coverage.invalidate(named.bundle, table: event.name == TableChanged.name || event.name == TableInvalid.name ? named.table : nil)
                     }
                     post(event.name, data: String(decoding: event.line, as: UTF8.self))
                 }
             } catch {
+                // What changed while no one listened is not known.
+                coverage.invalidateAll()
+                served.withLock { $0 = nil }
                 connected.withLock { $0 = false }
                 post("daemon", data: "{\"connected\":false}")
                 if stopped.withLock({ $0 }) || interrupter.wait(backoff) { return }
@@ -84,4 +136,8 @@ public final class EventHub: Sendable {
             }
         }
     }
+
+    /// The events after which a bundle's figures are read again.
+    private static let changesTables: Set<String> = [TableChanged.name, TableInvalid.name, LocalizationAdded.name, LocalizationRemoved.name,
+                                                     BundleAdded.name, BundleRemoved.name]
 }

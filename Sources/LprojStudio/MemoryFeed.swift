@@ -138,7 +138,8 @@ public final class MemoryFeed: Sendable {
     }
 }
 
-/// An event's `bundle`, whatever the event.
-private struct BundleNamed: Decodable {
+/// An event's `bundle` (and `table`, when it names one), whatever the event.
+struct BundleNamed: Decodable {
     var bundle: String
+    var table: String?
 }

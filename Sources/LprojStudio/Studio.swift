@@ -35,6 +35,7 @@ public final class Studio: Sendable {
         address = "http://\(shown):\(server.port)/?token=\(access.token)"
         hub.start()
         memory.start()
+        api.warm()
     }
 
     /// Stops the server and the pages' streams.

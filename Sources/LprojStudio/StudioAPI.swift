@@ -57,7 +57,7 @@ public final class StudioAPI: Sendable {
     /// The answer to an API request (`path` under `/api/`).
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         switch (request.method, request.path) {
-        case ("GET", "/api/bundles"): return bundlesResponse()
+        case ("GET", "/api/bundles"): return overviewResponse()
         case ("GET", "/api/table"): return tableResponse(request)
         case ("GET", "/api/entry"): return entryDetails(request)
         case ("PUT", "/api/entry"): return entryResponse(request)
@@ -70,44 +70,6 @@ public final class StudioAPI: Sendable {
         default:
             return Self.error(404, "path", "no such API: \(request.path)")
         }
-    }
-
-    // MARK: - Bundles
-
-    private func bundlesResponse() -> HTTPResponse {
-        let served: [BundleSummary]
-        switch daemonBundles() {
-        case .success(let list): served = list
-        case .failure(let refusal): return refusal.response
-        }
-        var result: [[String: Any]] = []
-        for summary in served {
-            let misses = runtimeMisses(of: summary.path)
-            guard let coverage = try? Coverage(bundle: summary.path) else { continue }
-            var languages: [String: [[String: Any]]] = [:]
-            for row in coverage.rows {
-                languages[row.language, default: []].append([
-                    "table": row.table, "total": row.total, "translated": row.translated, "missing": row.missing, "stale": row.stale, "unchanged": row.unchanged,
-                    "missingWords": row.missingWords, "missedAtRuntime": misses[row.language + "/" + row.table] ?? 0,
-                ])
-            }
-            let order = coverage.rows.map(\.language).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-            // The daemon's checks of the bundle, counted per localization by the file each names.
-            let found = hub.diagnostics(of: summary.path)
-            func problems(_ language: String) -> [String: Int] {
-                let mine = found.filter { $0.file.contains("/\(language).lproj/") }
-                return ["errors": mine.count { $0.severity == .error }, "warnings": mine.count { $0.severity == .warning }]
-            }
-            result.append([
-                "path": summary.path, "development": coverage.development ?? NSNull(), "developmentName": coverage.development.map(Self.name(of:)) ?? NSNull(),
-                "checks": ["errors": summary.checks?.errors ?? 0, "warnings": summary.checks?.warnings ?? 0],
-                "languages": order.map { language in
-                    ["language": language, "name": Self.name(of: language), "direction": Self.direction(language), "tables": languages[language] ?? [],
-                     "diagnostics": problems(language)] as [String: Any]
-                },
-            ])
-        }
-        return Self.json(200, ["bundles": result])
     }
 
     // MARK: - A table
@@ -322,7 +284,7 @@ public final class StudioAPI: Sendable {
         return writer
     }
 
-    private func daemonBundles() -> Result<[BundleSummary], Refusal> {
+    func daemonBundles() -> Result<[BundleSummary], Refusal> {
         do {
             let list = try ask(List()).bundles
             guard let bundles else { return .success(list) }
@@ -351,7 +313,7 @@ public final class StudioAPI: Sendable {
         return .success(path)
     }
 
-    private func runtimeMisses(of bundle: String) -> [String: Int] {
+    func runtimeMisses(of bundle: String) -> [String: Int] {
         guard let reply = try? ask(Misses(bundle: bundle)) else { return [:] }
         var counts: [String: Int] = [:]
         for record in reply.misses { counts[(record.language ?? "-") + "/" + record.table, default: 0] += 1 }
@@ -412,12 +374,20 @@ public final class StudioAPI: Sendable {
         return bundle.diagnostics.filter { $0.severity == .error && names.contains($0.file) }
     }
 
-    /// `language`'s name in English, with its code where the name alone is ambiguous ("Chinese, Simplified (zh-Hans)").
+    /// `language`'s name in English ("French", "Chinese (Simplified)"; its code when ICU has no name), asked of ICU once per language.
     static func name(of language: String) -> String {
-        if let pseudo = Pseudolanguage(tag: language) { return "preview \(pseudo.rawValue)" }
-        guard let name = Locale(identifier: "en").localizedString(forIdentifier: language), name != language else { return language }
+        if let known = names.withLock({ $0[language] }) { return known }
+        var name = language
+        if let pseudo = Pseudolanguage(tag: language) {
+            name = "preview \(pseudo.rawValue)"
+        } else if let found = Locale(identifier: "en").localizedString(forIdentifier: language), found != language {
+            name = found
+        }
+        names.withLock { $0[language] = name }
         return name
     }
+
+    private static let names = Mutex<[String: String]>([:])
 
     static func direction(_ language: String) -> String {
         LanguageTag(language)?.isRightToLeft == true ? "rtl" : "ltr"

@@ -83,28 +83,40 @@ enum StudioBenchmark {
 
         /// One `PUT /api/entry`; the status (0 when the answer did not come).
         mutating func put(_ body: String) -> Int {
-            let bytes = Array(body.utf8)
-            let head = "PUT /api/entry HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
-                + "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n\r\n"
-            let request = Array(head.utf8) + bytes
+            exchange("PUT", "/api/entry", body: body).status
+        }
+
+        /// One request on the kept connection: the status (0 when the answer did not come) and the body.
+        mutating func exchange(_ method: String, _ path: String, body: String? = nil) -> (status: Int, body: [UInt8]) {
+            let bytes = Array((body ?? "").utf8)
+            var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(token)\r\n"
+            if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(bytes.count)\r\n" }
+            let request = Array((head + "\r\n").utf8) + bytes
             _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             // The answer: its head, then Content-Length bytes.
             var received: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
+            var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let text = String(decoding: received, as: UTF8.self)
-                if let end = text.range(of: "\r\n\r\n") {
-                    let head = text[..<end.lowerBound].lowercased()
+                if let end = Self.headEnd(in: received) {
+                    let head = String(decoding: received[..<end], as: UTF8.self).lowercased()
                     let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                         .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                    if text[end.upperBound...].utf8.count >= length {
-                        return Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+                    if received.count - (end + 4) >= length {
+                        return (Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0, Array(received[(end + 4)..<(end + 4 + length)]))
                     }
                 }
                 let count = recv(socket, &buffer, buffer.count, 0)
-                guard count > 0 else { return 0 }
+                guard count > 0 else { return (0, []) }
                 received += buffer.prefix(count)
             }
+        }
+
+        private static func headEnd(in bytes: [UInt8]) -> Int? {
+            guard bytes.count >= 4 else { return nil }
+            for index in 0...(bytes.count - 4) where bytes[index] == 13 && bytes[index + 1] == 10 && bytes[index + 2] == 13 && bytes[index + 3] == 10 {
+                return index
+            }
+            return nil
         }
     }
 

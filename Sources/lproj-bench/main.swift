@@ -40,6 +40,8 @@ let help = """
             LiveBundle reading what its views need, LiveBundle mapping lprojd's images
       history [--saves N] [--keys N] [--bytes SIZE] [--json]
             the daemon's memory with its event history full, beside it keeping none
+      overview [--languages N] [--tables N] [--keys N] [--rounds N] [--json]
+            the studio's overview of a large bundle (and after a save), beside counting its coverage from the files
       memory [--units N] [--queries N] [--json]
             the studio's translation memory's suggestions for a source text among N units,
             beside a plain scan comparing it with every unit's
@@ -65,5 +67,5 @@ Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": Pars
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
                                                                           "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
                                                                           "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run,
-                                                                          "workers": WorkersBenchmark.run, "history": HistoryBenchmark.run, "memory": MemoryBenchmark.run, "soak": Soak.run,
+                                                                          "workers": WorkersBenchmark.run, "history": HistoryBenchmark.run, "memory": MemoryBenchmark.run, "overview": OverviewBenchmark.run, "soak": Soak.run,
                                                                           "soak-client": SoakClient.serve])

@@ -144,8 +144,12 @@ final class StudioTests: XCTestCase {
     }
 
     func testCoverageEqualsLprojctlCoverage() throws {
-        // A French value left as the English, and one marked as meant to be the same: one "unchanged".
+        // A French value left as the English, and one marked as meant to be the same: one "unchanged". (The overview
+        // counts what lprojd serves: it is compared once the save is served.)
+        let events = try EventReader(port: port, token: token)
+        try events.await("daemon", containing: "\"connected\":true")
         try daemon.write("App/fr.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Bienvenue, %@ !\";\n\"home\" = \"Home\";\n/* lproj:same */\n\"cart\" = \"Cart\";\n")
+        try events.await("table-changed", containing: "\"cart\":\"Cart\"")
         let bundles = try XCTUnwrap(try get("/api/bundles").json["bundles"] as? [[String: Any]])
         XCTAssertEqual(bundles.map { $0["path"] as? String }, [bundle])
         let coverage = try runLprojctl(["coverage", bundle, "--json", "--socket", daemon.socket])
@@ -172,13 +176,26 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(arabic["direction"] as? String, "rtl")
 
         // The daemon's checks, counted per language: ar lacks two of en's keys; a save that adds one is heard, and counted.
-        let events = try EventReader(port: port, token: token)
-        try events.await("daemon", containing: "\"connected\":true")
         try daemon.write("App/ar.lproj/Localizable.strings", "\"home\" = \"الرئيسية\";\n\"cart\" = \"السلة\";\n")
         try events.await("diagnostics", containing: "ar.lproj")
         let after = try XCTUnwrap(try get("/api/bundles").json["bundles"] as? [[String: Any]])
         let checked = try XCTUnwrap((after.first?["languages"] as? [[String: Any]])?.first { $0["language"] as? String == "ar" })
         XCTAssertEqual(checked["diagnostics"] as? [String: Int], ["errors": 0, "warnings": 1], "welcome is still not translated")
+        XCTAssertEqual((checked["tables"] as? [[String: Any]])?.first?["translated"] as? Int, 2, "the figures follow the save")
+        // A new table, counted from its own event; then one removed.
+        try daemon.write("App/en.lproj/Menu.strings", "\"open\" = \"Open\";\n")
+        try events.await("table-changed", containing: "Menu")
+        func tables(_ language: String) throws -> [String] {
+            let bundles = try XCTUnwrap(try get("/api/bundles").json["bundles"] as? [[String: Any]])
+            let row = (bundles.first?["languages"] as? [[String: Any]])?.first { $0["language"] as? String == language }
+            return (row?["tables"] as? [[String: Any]])?.compactMap { $0["table"] as? String } ?? []
+        }
+        XCTAssertEqual(try tables("fr"), ["Localizable", "Menu"])
+        XCTAssertEqual(unlink(bundle + "/en.lproj/Menu.strings"), 0)
+        try events.await("table-changed", containing: "\"deleted\":true")
+        XCTAssertEqual(try tables("fr"), ["Localizable"])
+        let offline = try runLprojctl(["coverage", bundle, "--json", "--socket", daemon.socket])
+        XCTAssertFalse(offline.contains("Menu"))
     }
 
     func testAnEditReachesTheFileTheDaemonALiveBundleAndEveryPage() throws {
