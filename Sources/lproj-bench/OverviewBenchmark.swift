@@ -45,12 +45,7 @@ enum OverviewBenchmark {
         let bundle = daemon.root + "/App"
         daemon.start()
         defer { daemon.stop() }
-        let studio: Studio
-        do {
-            studio = try Studio(host: "127.0.0.1", port: 0, socket: daemon.socket, bundles: nil)
-        } catch {
-            Console.fail(program, "cannot start the studio: \(error)", status: 1)
-        }
+        let studio = StudioBenchmark.studio(socket: daemon.socket)
         defer { studio.stop() }
         guard var page = StudioBenchmark.EventPage(port: studio.port, token: studio.access.token),
               var browser = StudioBenchmark.KeptConnection(port: studio.port, token: studio.access.token) else {

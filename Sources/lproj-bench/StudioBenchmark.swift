@@ -22,12 +22,7 @@ enum StudioBenchmark {
         let daemon = DaemonUnderTest()
         let bundle = daemon.translatedBundle(keys: keys)
         daemon.start()
-        let studio: Studio
-        do {
-            studio = try Studio(host: "127.0.0.1", port: 0, socket: daemon.socket, bundles: nil)
-        } catch {
-            Console.fail(program, "cannot start the studio: \(error)", status: 1)
-        }
+        let studio = Self.studio(socket: daemon.socket)
         defer { studio.stop() }
         guard let port = URLComponents(string: studio.address)?.port, var page = EventPage(port: UInt16(port), token: studio.access.token),
               var editor = KeptConnection(port: UInt16(port), token: studio.access.token),
@@ -67,6 +62,15 @@ enum StudioBenchmark {
                   TableWriter.set (lprojctl set) → a subscriber:  \(setResult.text)
                   p50 ratio studio / set: \(Measure.format(ratio, 2))× — goal ≤ 1.5×: \(ratio <= 1.5 ? "met" : "NOT met")
                 """)
+        }
+    }
+
+    /// A studio in this process over the daemon at `socket`, on a free loopback port.
+    static func studio(socket: String) -> Studio {
+        do {
+            return try Studio(host: "127.0.0.1", port: 0, socket: socket, bundles: nil)
+        } catch {
+            Console.fail(program, "cannot start the studio: \(error)", status: 1)
         }
     }
 
