@@ -178,6 +178,7 @@ public final class StudioAPI: Sendable {
             let version = TableVersion.of(Pseudolanguage(tag: language) == nil ? loaded.table(tableName, localization: language) : nil)
             let (writable, reason) = writability(writer, language)
             return ["language": language, "name": Self.name(of: language), "version": version, "direction": Self.direction(language),
+                    "exists": Pseudolanguage(tag: language) != nil || loaded.localizations.contains(language),
                     "writable": writable, "invalid": (invalid[language] ?? []).map(Self.diagnosticObject),
                     "reason": reason ?? NSNull(), "pluralCategories": PluralCategory.categories(of: language) ?? ["other"]]
         }

@@ -49,6 +49,7 @@ extension StudioAssets {
                 <option value="ar-XB">ar-XB right to left</option>
               </select></label>
             </form>
+            <div id="new-languages" hidden></div>
             <p class="toolbar"><span id="table-status" role="status"></span>
               <button id="undo" type="button" disabled aria-keyshortcuts="Control+Z">Undo last save</button>
               <span id="save-status" role="status"></span></p>
@@ -143,6 +144,7 @@ extension StudioAssets {
         #unknown { margin: .5em 0; } #unknown summary { cursor: pointer; min-height: 24px; } #unknown-keys td { white-space: normal; }
         #unknown-keys form { display: flex; flex-wrap: wrap; gap: .3em; align-items: center; }
         .toolbar { display: flex; flex-wrap: wrap; gap: 1em; align-items: center; }
+        #new-languages { border: 1px solid #b7cdf5; background: #f3f7fe; padding: .3em .8em; margin: .5em 0; } #new-languages p { margin: .3em 0; }
         #invalid { border: 2px solid #b00020; background: #fdecee; padding: .3em .8em; margin: .5em 0; }
         #invalid p { margin: .2em 0; } #invalid p:first-child { font-family: ui-monospace, monospace; }
         #workspace { display: grid; grid-template-columns: minmax(0, 1fr); gap: 1em; align-items: start; }

@@ -5,7 +5,7 @@ extension StudioAssets {
     static let script = #"""
         'use strict';
         const state = { view: null, offset: 0, limit: 100, table: null, active: null, editor: null,
-                        drafts: new Map(), lastSave: null, requests: 0, lastField: null };
+                        drafts: new Map(), lastSave: null, requests: 0, lastField: null, confirmed: new Set() };
         const $ = id => document.getElementById(id);
         // A rule's %#@variable@, and printf's conversions (positional or not, with flags, width, precision, length).
         const placeholderPattern = /%#@[A-Za-z0-9_]+@|%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|q|z|t|j|L)?[@dDiuUxXoOfFeEgGcCsSpaA]|%%/g;
@@ -187,6 +187,7 @@ extension StudioAssets {
           if (status !== 200) { $('table-status').textContent = body.message || 'cannot read the table'; return null; }
           $('table-status').textContent = body.total === 0 ? 'no keys' : plural(body.total, 'key', 'keys');
           state.table = body;
+          confirmNewLanguages(body);
           renderBanner(body);
           renderTable(body);
           loadUnknown();
@@ -227,6 +228,22 @@ extension StudioAssets {
           button.parentElement.replaceChildren(form);
           input.focus();
           input.select();
+        }
+
+        // A language the bundle does not have yet is written only once the user says so: a typo must not make a localization.
+        function confirmNewLanguages(body) {
+          const box = $('new-languages');
+          box.replaceChildren();
+          for (const column of body.languages) {
+            if (column.exists || !column.writable) continue;
+            const id = body.bundle + '\u0000' + column.language;
+            if (state.confirmed.has(id)) continue;
+            column.writable = false;
+            column.reason = 'not a localization of this bundle yet: add it above first';
+            box.append(element('p', {}, `${column.name} (${column.language}) is not a localization of this bundle yet: its first save will make ${column.language}.lproj. `,
+              element('button', { type: 'button', text: `Add ${column.name}`, onclick: () => { state.confirmed.add(id); loadTable(); } })));
+          }
+          box.hidden = box.children.length === 0;
         }
 
         // A table that stopped parsing on disk: where, and that the page shows its last good text meanwhile.

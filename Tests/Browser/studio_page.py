@@ -20,8 +20,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.action_chains import ActionChains
-from selenium.webdriver.support.ui import WebDriverWait
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.support.ui import WebDriverWait
 
 url, bundle, axe_path = sys.argv[1], sys.argv[2], sys.argv[3]
 shots = sys.argv[4] if len(sys.argv) > 4 else None
@@ -74,7 +74,8 @@ for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
     options.add_argument(argument)
 options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
 driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-wait = WebDriverWait(driver, 30)
+# (A live update renders the table anew at any moment: an element found just before is then stale, and looked for again.)
+wait = WebDriverWait(driver, 30, ignored_exceptions=[StaleElementReferenceException])
 axe = open(axe_path, encoding="utf-8").read()
 
 
@@ -331,6 +332,37 @@ try:
     wait.until(lambda d: text_of("home") == "<img src=x onerror=alert(1)>")
     check("an edit on disk showed without a reload", driver.execute_script("return window.studioMarker;") == marker)
     check("a hostile value shows as text", not cell("home").find_elements(By.TAG_NAME, "img"))
+
+    # Alt+↓ and Alt+↑ move the editor to the neighbouring key (saving first when the text changed).
+    click_cell("cart")
+    wait.until(lambda d: d.switch_to.active_element.tag_name == "textarea")
+    ActionChains(driver).key_down(Keys.ALT).send_keys(Keys.ARROW_DOWN).key_up(Keys.ALT).perform()
+    wait.until(lambda d: d.find_element(By.ID, "editor-title").text == "home")
+    ActionChains(driver).key_down(Keys.ALT).send_keys(Keys.ARROW_UP).key_up(Keys.ALT).perform()
+    wait.until(lambda d: d.find_element(By.ID, "editor-title").text == "cart")
+    check("Alt+arrows move the editor between keys", driver.switch_to.active_element.tag_name == "textarea")
+    keys(Keys.ESCAPE)
+
+    # A language the bundle lacks is written only once confirmed; a typo is no language at all.
+    languages = driver.find_element(By.ID, "languages")
+    languages.clear()
+    languages.send_keys("fr,de,dee", Keys.ENTER)
+    box = wait.until(lambda d: d.find_element(By.ID, "new-languages") if d.find_element(By.ID, "new-languages").is_displayed() else None)
+    check("a new language asks to be added first: %s" % box.text, "German (de) is not a localization of this bundle yet" in box.text and "dee" not in box.text)
+    headers = [h.text for h in driver.find_elements(By.CSS_SELECTOR, "#entries thead th")]
+    check("until then it is read-only, and the typo is: %s" % headers, "German (de), read-only" in headers and "dee (dee), read-only" in headers)
+    box.find_element(By.TAG_NAME, "button").click()
+    wait.until(lambda d: "German (de)" in [h.text for h in d.find_elements(By.CSS_SELECTOR, "#entries thead th")])
+    driver.find_element(By.CSS_SELECTOR, 'td.value[data-language="de"][data-key="cart"]').click()
+    wait.until(lambda d: d.switch_to.active_element.tag_name == "textarea")
+    keys("Warenkorb", Keys.ENTER)
+    german = os.path.join(bundle, "de.lproj", "Localizable.strings")
+    wait.until(lambda d: os.path.exists(german) and '"cart" = "Warenkorb";' in read(german))
+    check("once added, its first save makes de.lproj", not os.path.exists(os.path.join(bundle, "dee.lproj")))
+    languages = driver.find_element(By.ID, "languages")
+    languages.clear()
+    languages.send_keys("fr", Keys.ENTER)
+    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#entries thead th")) == 4)
 
     # `?` lists the shortcuts.
     click_cell("cart")
