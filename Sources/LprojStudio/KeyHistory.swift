@@ -2,7 +2,6 @@ import Foundation
 import LprojFormats
 import LprojPaths
 import LprojTables
-import Synchronization
 
 /// One key's history in one language: the commits of the repository
 /// holding its file that changed the key's entry, newest first — who, when,
@@ -38,7 +37,7 @@ struct KeyHistory {
         let directory = url.deletingLastPathComponent().path
         let name = url.lastPathComponent
         guard FileManager.default.isExecutableFile(atPath: git) else { return .unavailable("git is not installed") }
-        let log = run(git, ["-C", directory, "log", "--no-color", "-n", String(commitsRead),
+        let log = GitCommand.run(git, ["-C", directory, "log", "--no-color", "-n", String(commitsRead),
                             "--format=%H%x1f%an%x1f%aI%x1f%s", "--", name])
         guard log.status == 0 else {
             let reason = String(decoding: log.errors, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "git log failed"
@@ -53,7 +52,7 @@ struct KeyHistory {
         var changes: [Change] = []
         var previous: Entry?? = .none
         for var commit in commits.reversed() {
-            let shown = run(git, ["-C", directory, "show", "--no-color", "\(commit.commit):./\(name)"])
+            let shown = GitCommand.run(git, ["-C", directory, "show", "--no-color", "\(commit.commit):./\(name)"])
             commit.entry = shown.status == 0 ? entry(of: key, language: language, bytes: shown.output, path: file) : nil
             if previous.map({ $0 != commit.entry }) ?? (commit.entry != nil) { changes.append(commit) }
             previous = .some(commit.entry)
@@ -68,38 +67,5 @@ struct KeyHistory {
         case .table(let table): return table[key]
         case .catalog(let catalog): return catalog.tables[language]?[key]
         }
-    }
-
-    private static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: [UInt8], errors: [UInt8]) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        // The repository is found from the file's directory, never from the studio's own environment.
-        for name in ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"] { environment[name] = nil }
-        environment["GIT_PAGER"] = "cat"
-        environment["LC_ALL"] = "C"
-        process.environment = environment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return (-1, [], Array("\(executable): \(error)".utf8))
-        }
-        // Both pipes drained at once: a large output must not block git while its errors are read.
-        let errorBytes = Mutex<[UInt8]>([])
-        let drained = DispatchGroup()
-        let handle = errors.fileHandleForReading
-        DispatchQueue.global().async(group: drained) {
-            let read = Array(handle.readDataToEndOfFile())
-            errorBytes.withLock { $0 = read }
-        }
-        let bytes = Array(output.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        drained.wait()
-        return (process.terminationStatus, bytes, errorBytes.withLock { $0 })
     }
 }

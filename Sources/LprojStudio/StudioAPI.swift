@@ -44,6 +44,8 @@ public final class StudioAPI: Sendable {
     private let link = Mutex<DaemonConnection?>(nil)
     /// What the daemon serves, asked again at most once a second (`served`).
     private let scope = Mutex<(served: Served, asked: ContinuousClock.Instant)?>(nil)
+    /// When each line of the tables in git last changed (what makes a translation outdated).
+    let lineAges = LineAges()
     /// Keys a page asks for at most at once.
     static let maximumLimit = 1000
 
@@ -91,8 +93,8 @@ public final class StudioAPI: Sendable {
         guard offset >= 0 else { return Self.error(400, "offset", "offset is a number from 0") }
         guard limit >= 1, limit <= Self.maximumLimit else { return Self.error(400, "limit", "limit is a number from 1 to \(Self.maximumLimit)") }
         let filter = request.query["filter"] ?? "all"
-        guard ["all", "missing", "new", "needs_review", "diagnostics", "missed", "stale", "unchanged"].contains(filter) else {
-            return Self.error(400, "filter", "filter is all, missing, new, needs_review, stale, unchanged, diagnostics or missed")
+        guard ["all", "missing", "new", "needs_review", "diagnostics", "missed", "stale", "unchanged", "outdated"].contains(filter) else {
+            return Self.error(400, "filter", "filter is all, missing, new, needs_review, stale, unchanged, outdated, diagnostics or missed")
         }
         let search = request.query["q"]?.lowercased()
 
@@ -127,19 +129,21 @@ public final class StudioAPI: Sendable {
         func source(_ key: String) -> Entry? { reference?[key] ?? (isCatalog ? Entry(text: key) : nil) }
         // Each value's status by the rule coverage counts with, so that the overview's figures and the filters agree.
         let marks = SameMarks(bundle: bundle, development: development)
-        func status(_ key: String, _ language: String) -> TranslationStatus {
-            if Pseudolanguage(tag: language) != nil { return .translated }
-            return TranslationStatus.of(table(language)?[key], source: source(key), isDevelopment: language == development) {
+        var outdated = OutdatedTranslations(bundle: bundle, table: tableName, development: development, ages: lineAges)
+        func status(_ key: String, _ language: String) -> String {
+            if Pseudolanguage(tag: language) != nil { return TranslationStatus.translated.rawValue }
+            let status = TranslationStatus.of(table(language)?[key], source: source(key), isDevelopment: language == development) {
                 marks.isMarked(key, table: tableName, localization: language)
             }
+            return status == .translated && outdated.isOutdated(key, language: language) ? "outdated" : status.rawValue
         }
         var selected: [String] = []
         for key in keys.sorted() {
             let entries = languages.map { table($0)?[key] }
             switch filter {
-            case "missing": if !languages.contains(where: { [.missing, .new].contains(status(key, $0)) }) { continue }
-            case "stale": if !languages.contains(where: { [.stale, .needsReview].contains(status(key, $0)) }) { continue }
-            case "unchanged", "new", "needs_review": if !languages.contains(where: { status(key, $0).rawValue == filter }) { continue }
+            case "missing": if !languages.contains(where: { ["missing", "new"].contains(status(key, $0)) }) { continue }
+            case "stale": if !languages.contains(where: { ["stale", "needs_review"].contains(status(key, $0)) }) { continue }
+            case "unchanged", "new", "needs_review", "outdated": if !languages.contains(where: { status(key, $0) == filter }) { continue }
             case "missed": if !languages.contains(where: { misses[$0]?[key] != nil }) { continue }
             case "diagnostics": if !languages.contains(where: { Pseudolanguage(tag: $0) == nil && !diagnostics(key, $0).isEmpty }) { continue }
             default: break
@@ -160,7 +164,7 @@ public final class StudioAPI: Sendable {
             var statuses: [String: Any] = [:]
             for language in languages {
                 let entry = table(language)?[key]
-                statuses[language] = status(key, language).rawValue
+                statuses[language] = status(key, language)
                 values[language] = entry.map(Self.entryObject) ?? NSNull()
                 versions[language] = TableVersion.of(entry, key: key)
                 let found = Pseudolanguage(tag: language) == nil ? diagnostics(key, language) : []

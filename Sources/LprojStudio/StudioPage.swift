@@ -39,6 +39,7 @@ extension StudioAssets {
                 <option value="needs_review">needs review</option>
                 <option value="stale">stale or needs review</option>
                 <option value="unchanged">same as source</option>
+                <option value="outdated">outdated (source changed since, in git)</option>
               </select></label>
               <label>Search <input id="search" type="search" placeholder="key or any text"></label>
               <label>Preview <select id="pseudo">
@@ -139,7 +140,7 @@ extension StudioAssets {
         progress { width: 10em; }
         .badge { display: inline-block; font-size: .78em; border-radius: .6em; padding: 0 .5em; margin-inline-end: .4em; background: #eee; color: #333; }
         .badge.missing, .badge.new { background: #fde7c7; color: #6b3d00; } .badge.needs_review, .badge.stale { background: #fde2e4; color: #8a0016; }
-        .badge.unchanged { background: #e6e6fa; color: #2f2f6b; } .badge.draft { background: #dff3e3; color: #14532d; } .badge.source { background: #e8f0fe; color: #0a3d8f; }
+        .badge.unchanged { background: #e6e6fa; color: #2f2f6b; } .badge.outdated { background: #fdf3c7; color: #5c4400; } .badge.draft { background: #dff3e3; color: #14532d; } .badge.source { background: #e8f0fe; color: #0a3d8f; }
         #controls { display: flex; flex-wrap: wrap; gap: .4em 1em; } #controls label { display: inline-flex; gap: .3em; align-items: center; }
         #unknown { margin: .5em 0; } #unknown summary { cursor: pointer; min-height: 24px; } #unknown-keys td { white-space: normal; }
         #unknown-keys form { display: flex; flex-wrap: wrap; gap: .3em; align-items: center; }

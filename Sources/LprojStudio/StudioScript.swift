@@ -9,7 +9,7 @@ extension StudioAssets {
         const $ = id => document.getElementById(id);
         // A rule's %#@variable@, and printf's conversions (positional or not, with flags, width, precision, length).
         const placeholderPattern = /%#@[A-Za-z0-9_]+@|%(?:\d+\$)?[-+ #0']*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|q|z|t|j|L)?[@dDiuUxXoOfFeEgGcCsSpaA]|%%/g;
-        const statusLabels = { missing: 'missing', new: 'new', needs_review: 'needs review', stale: 'stale', unchanged: 'same as source', draft: 'unsaved draft' };
+        const statusLabels = { missing: 'missing', new: 'new', needs_review: 'needs review', stale: 'stale', unchanged: 'same as source', outdated: 'outdated', draft: 'unsaved draft' };
 
         function element(tag, attributes, ...children) {
           const node = document.createElement(tag);
@@ -681,7 +681,7 @@ extension StudioAssets {
 
         // The next cell the filter shows: with every key shown, the next one still to translate (on later pages too).
         async function nextCell(editor) {
-          const wanted = cell => $('filter').value !== 'all' || ['missing', 'new', 'needs_review', 'draft'].includes(cell.dataset.status);
+          const wanted = cell => $('filter').value !== 'all' || ['missing', 'new', 'needs_review', 'outdated', 'draft'].includes(cell.dataset.status);
           let row = (findCell(editor.key, editor.language) || {}).parentElement;
           for (let pages = 0; pages < 50; pages++) {
             for (let next = row ? row.nextElementSibling : document.querySelector('#entries tbody tr'); next; next = next.nextElementSibling) {

@@ -251,6 +251,30 @@ final class StudioTests: XCTestCase {
         XCTAssertEqual(few.json["field"] as? String, "plural")
     }
 
+    /// In git, a translation whose line last changed before its source text's line is outdated: a badge and a
+    /// filter; saving it (a change not committed yet is the newest) ends it. A file outside git has none.
+    func testATranslationOlderThanItsSourceInGitIsOutdated() throws {
+        func statuses() throws -> [String: String] {
+            let entries = try XCTUnwrap(try get("/api/table?bundle=\(bundle)&languages=fr").json["entries"] as? [[String: Any]])
+            var found: [String: String] = [:]
+            for entry in entries { found[entry["key"] as! String] = (entry["statuses"] as? [String: String])?["fr"] }
+            return found
+        }
+        XCTAssertEqual(try statuses(), ["cart": "missing", "home": "translated", "welcome": "translated"], "outside git")
+        let environment = "GIT_AUTHOR_NAME=A GIT_AUTHOR_EMAIL=a@example.com GIT_COMMITTER_NAME=A GIT_COMMITTER_EMAIL=a@example.com"
+        try daemon.shell("git init -q && git add -A && \(environment) GIT_AUTHOR_DATE=@1700000000 git commit -qm first", in: bundle)
+        XCTAssertEqual(try statuses()["home"], "translated")
+        try daemon.write("App/en.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Welcome, %@!\";\n\"home\" = \"Home page\";\n\"cart\" = \"Cart\";\n")
+        XCTAssertEqual(try statuses()["home"], "outdated", "the English line changed, not committed yet: newer than the French")
+        try daemon.shell("\(environment) git commit -qam 'Home page'", in: bundle)
+        XCTAssertEqual(try statuses(), ["cart": "missing", "home": "outdated", "welcome": "translated"])
+        let listed = try get("/api/table?bundle=\(bundle)&languages=fr&filter=outdated")
+        XCTAssertEqual((listed.json["entries"] as? [[String: Any]])?.map { $0["key"] as? String }, ["home"])
+        // The French saved again: newer than its source now.
+        try daemon.write("App/fr.lproj/Localizable.strings", "/* Greeting */\n\"welcome\" = \"Bienvenue, %@ !\";\n\"home\" = \"Page d'accueil\";\n")
+        XCTAssertEqual(try statuses()["home"], "translated")
+    }
+
     /// The translation memory follows the daemon: a table saved anywhere is offered at once, and a changed
     /// translation replaces what was offered; the key edited never suggests itself.
     func testSuggestionsFollowWhatTheDaemonServes() throws {
