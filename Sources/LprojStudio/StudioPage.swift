@@ -134,6 +134,7 @@ extension StudioAssets {
         li.language { border-top: 1px solid #ddd; padding: .4em 0; }
         li.language h4 { margin: 0; font-size: 1.05em; } li.language code { color: #555; font-weight: normal; }
         li.language .summary { margin: .1em 0 .3em; color: #333; }
+        li.language summary { cursor: pointer; min-height: 24px; color: #0a4fa8; }
         ul.tables { list-style: none; padding-inline-start: 1.5em; margin: 0; }
         li.table-row { display: grid; grid-template-columns: minmax(8em, 14em) 10em 1fr; gap: .2em 1em; align-items: center; min-height: 24px; }
         li.table-row a, header a { display: inline-block; min-height: 24px; line-height: 24px; } li.table-row a { color: #0a4fa8; }

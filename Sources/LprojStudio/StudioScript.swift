@@ -150,12 +150,14 @@ extension StudioAssets {
                   + (table.unchanged ? `, ${table.unchanged} same as source` : '')
                   + (table.missedAtRuntime ? `, missed ${table.missedAtRuntime}× at runtime` : '') })));
             }
+            // A bundle of many tables lists them folded: the languages stay one screen.
+            const folded = language.tables.length > 6;
             rows.append(element('li', { class: 'language', 'data-language': language.language },
               element('h4', {}, element('span', { class: 'name', text: language.name }), ' ', element('code', { text: language.language }),
                 isSource ? element('span', { class: 'badge source', text: 'source' }) : null),
               element('p', { class: 'summary', text: `${percent}% translated · ${plural(words, 'word', 'words')} left · `
                 + `${plural(issues, 'issue', 'issues')}` + (missed ? ` · missed ${missed}× at runtime` : '') }),
-              tables));
+              folded ? element('details', {}, element('summary', { text: `${plural(language.tables.length, 'table', 'tables')}` }), tables) : tables));
           }
           section.append(rows);
           return section;
