@@ -367,6 +367,13 @@ public struct FileLocations {
         self.table = table
     }
 
+    /// Another localization's locations of the same table, keeping the files `known` has read (a String Catalog,
+    /// which holds every localization, is read once for all).
+    public init(localization: String, known: FileLocations) {
+        self.init(bundlePath: known.bundlePath, localization: localization, table: known.table)
+        located = known.located
+    }
+
     /// The table's main file: `.strings`, else `.stringsdict`, else the bundle's `.xcstrings`.
     public var tableFile: String {
         candidates(preferringRules: false).first { FileManager.default.fileExists(atPath: $0) }

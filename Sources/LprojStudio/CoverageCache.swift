@@ -64,7 +64,8 @@ public final class CoverageCache: Sendable {
     /// An event named `table` of `bundle` (nil: the bundle as a whole — a localization came or went).
     public func invalidate(_ bundle: String, table: String?) {
         known.withLock { known in
-            guard var entry = known[bundle] else { return }
+            // (A bundle not counted yet is noted too: a count already under way began before this event.)
+            var entry = known[bundle] ?? Known()
             entry.changes &+= 1
             if let table { entry.stale.insert(table) } else { entry.complete = false }
             known[bundle] = entry

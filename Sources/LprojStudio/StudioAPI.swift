@@ -119,8 +119,14 @@ public final class StudioAPI: Sendable {
         for language in languages where Pseudolanguage(tag: language) == nil { keys.formUnion(table(language)?.sortedKeys ?? []) }
         let misses = missesByKey(bundle: bundle, table: tableName)
         let check = BundleCheck(bundle: loaded, development: development)
+        // Each language's file locations, read once for the request (a 2 MB catalog is read once for every key and language).
+        var locations: [String: FileLocations] = [:]
+        var lastLocations: FileLocations?
         func diagnostics(_ key: String, _ language: String) -> [Diagnostic] {
-            var files = FileLocations(bundlePath: bundle, localization: language, table: tableName)
+            var files = locations.removeValue(forKey: language)
+                ?? lastLocations.map { FileLocations(localization: language, known: $0) }
+                ?? FileLocations(bundlePath: bundle, localization: language, table: tableName)
+            defer { locations[language] = files; lastLocations = files }
             return check.diagnostics(localization: language, table: tableName, key: key, files: &files)
         }
         func shown(_ entry: Entry?) -> String { entry.map { Coverage.text(of: $0) } ?? "" }
@@ -400,10 +406,7 @@ public final class StudioAPI: Sendable {
 
     /// An entry as JSON: a plain string, or its rule (`Entry`'s Codable form).
     static func entryObject(_ entry: Entry) -> Any {
-        if let text = entry.text { return text }
-        guard let data = try? JSONEncoder().encode(entry), let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        else { return NSNull() }
-        return object
+        entry.jsonValue
     }
 
     static func diagnosticObject(_ diagnostic: Diagnostic) -> [String: Any] {
@@ -412,7 +415,8 @@ public final class StudioAPI: Sendable {
     }
 
     static func json(_ status: Int, _ object: Any) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        // (Keys unsorted: sorting compares them as NSStrings with a locale, and took a third of a large table's answer.)
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
         return HTTPResponse(status: status, headers: [("Content-Type", "application/json; charset=utf-8")] + StudioAccess.securityHeaders, body: Array(data))
     }
 

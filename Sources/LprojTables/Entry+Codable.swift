@@ -71,3 +71,34 @@ extension Variants: Codable {
 }
 
 extension TranslationState: Codable {}
+
+extension Entry {
+    /// The same JSON form as plain values — `String`, `Int` and dictionaries
+    /// of them — for a caller building a larger JSON answer without encoding
+    /// and decoding each entry (a test holds it equal to the encoder's).
+    public var jsonValue: Any {
+        if let text, state == nil || state == .translated { return text }
+        var object: [String: Any] = ["value": value.jsonValue]
+        if !substitutions.isEmpty {
+            object["substitutions"] = substitutions.mapValues { substitution -> Any in
+                var fields: [String: Any] = ["variations": substitution.variants.jsonValue]
+                if let number = substitution.argumentNumber { fields["argNum"] = number }
+                if let specifier = substitution.formatSpecifier { fields["formatSpecifier"] = specifier }
+                return fields
+            }
+        }
+        if let state { object["state"] = state.rawValue }
+        return object
+    }
+}
+
+extension Variants {
+    /// `jsonValue` of a variation: a string, or `{"plural" | "device": {name: V}}`.
+    public var jsonValue: Any {
+        switch self {
+        case .text(let text): return text
+        case .plural(let forms): return ["plural": forms.mapValues(\.jsonValue)]
+        case .device(let forms): return ["device": forms.mapValues(\.jsonValue)]
+        }
+    }
+}

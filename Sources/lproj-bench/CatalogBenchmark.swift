@@ -106,13 +106,13 @@ enum CatalogBenchmark {
         Console.out(lines.joined(separator: "\n"))
     }
 
-    /// A catalog of `keys` keys in three languages, one in ten a plural.
-    private static func generatedCatalog(keys: Int) -> [UInt8] {
+    /// A catalog of `keys` keys in `languages` (default three), one in ten a plural.
+    static func generatedCatalog(keys: Int, languages: [String] = ["de", "en", "fr"]) -> [UInt8] {
         var text = "{\n  \"sourceLanguage\" : \"en\",\n  \"strings\" : {\n"
         for index in 0..<keys {
             let key = "Key number \(index) of the generated catalog"
             var localizations: [String] = []
-            for language in ["de", "en", "fr"] {
+            for language in languages {
                 if index % 10 == 0 {
                     localizations.append("""
                             "\(language)" : { "variations" : { "plural" : {

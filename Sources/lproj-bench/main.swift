@@ -42,6 +42,8 @@ let help = """
             the daemon's memory with its event history full, beside it keeping none
       overview [--languages N] [--tables N] [--keys N] [--rounds N] [--json]
             the studio's overview of a large bundle (and after a save), beside counting its coverage from the files
+      tableview [--keys N] [--languages N] [--rounds N] [--json]
+            the studio's view and search of a 2 MB catalog's table in 30 columns, beside lprojctl dump of it
       memory [--units N] [--queries N] [--json]
             the studio's translation memory's suggestions for a source text among N units,
             beside a plain scan comparing it with every unit's
@@ -67,5 +69,5 @@ Subcommands.run(program, help: help, noun: "benchmark", commands: ["parse": Pars
                                                                           "lookup": LookupBenchmark.run, "requests": RequestsBenchmark.run,
                                                                           "deploy": DeployBenchmark.run, "edit": EditBenchmark.run,
                                                                           "studio": StudioBenchmark.run, "catalog": CatalogBenchmark.run,
-                                                                          "workers": WorkersBenchmark.run, "history": HistoryBenchmark.run, "memory": MemoryBenchmark.run, "overview": OverviewBenchmark.run, "soak": Soak.run,
+                                                                          "workers": WorkersBenchmark.run, "history": HistoryBenchmark.run, "memory": MemoryBenchmark.run, "overview": OverviewBenchmark.run, "tableview": TableViewBenchmark.run, "soak": Soak.run,
                                                                           "soak-client": SoakClient.serve])

@@ -148,6 +148,25 @@ final class StringCatalogTests: XCTestCase {
         XCTAssertEqual(large.catalog.keys.count, 40)
     }
 
+    /// An entry's `jsonValue` is its encoded JSON form, on every entry of the corpus's catalogs (plurals, devices,
+    /// substitutions with and without argNum, every state) and on plain and stated texts.
+    func testAnEntrysJSONValueIsItsEncodedForm() throws {
+        var entries: [Entry] = [Entry(text: "plain"), Entry(value: .text("new"), substitutions: [:], state: .new)]
+        for url in files(under: try corpusDirectory(), extensions: ["xcstrings"]) {
+            guard case .catalog(let catalog) = try TableFile.read(path: url.path).contents else { continue }
+            for table in catalog.tables.values { entries += table.entries.values }
+        }
+        XCTAssertGreaterThan(entries.count, 1000)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for entry in entries {
+            let encoded = try encoder.encode(entry)
+            let written = try JSONSerialization.data(withJSONObject: entry.jsonValue, options: [.sortedKeys, .fragmentsAllowed])
+            XCTAssertEqual(try JSONSerialization.jsonObject(with: written, options: [.fragmentsAllowed]) as? NSObject,
+                           try JSONSerialization.jsonObject(with: encoded, options: [.fragmentsAllowed]) as? NSObject, "\(entry)")
+        }
+    }
+
     /// The catalogs' own reader gives what Foundation's JSONSerialization
     /// gives, on every real catalog.
     func testTheReaderAgreesWithJSONSerializationOnTheCorpus() throws {
