@@ -47,15 +47,15 @@ public struct KeyLocations {
             let root = try? CatalogJSON.parse(text)
             for string in root?["strings"]?.uniqueMembers ?? [] { offsets[string.key] = string.keyOffset }
             for member in root?.uniqueMembers ?? [] { rootOffsets[member.key] = member.keyOffset }
-            form = .offsets(offsets, SourceText(bytes: text))
+            form = .offsets(offsets, SourceText(linesOf: text))
         } else if text.withUnsafeBufferPointer({ PropertyListTable.looksLikeXML($0) }) {
-            form = .offsets(KeyLocator(file: path, bytes: text).entryOffsets, SourceText(bytes: text))
+            form = .offsets(KeyLocator(file: path, bytes: text).entryOffsets, SourceText(linesOf: text))
         } else {
             var offsets: [String: Int] = [:]
             text.withUnsafeBufferPointer { buffer in
                 for (key, offset) in StringsTextParser.keyOffsets(in: buffer) { offsets[key] = offset }
             }
-            form = .offsets(offsets, SourceText(bytes: text))
+            form = .offsets(offsets, SourceText(linesOf: text))
         }
     }
 

@@ -9,6 +9,13 @@ struct SourceText {
         self.bytes = bytes
     }
 
+    /// A text whose line starts are found now: for a reader that looks up many
+    /// locations through copies (`KeyLocations`), which would each find them again.
+    init(linesOf bytes: [UInt8]) {
+        self.bytes = bytes
+        lineStarts = Self.lineStarts(of: bytes)
+    }
+
     /// The 1-based line and character column of `offset`.
     mutating func location(of offset: Int) -> (line: Int, column: Int) {
         if lineStarts == nil { lineStarts = Self.lineStarts(of: bytes) }

@@ -12,7 +12,7 @@ import Synchronization
 /// commit, a checkout).
 final class LineAges: Sendable {
     private struct Kept {
-        var stamp: [Int]
+        var stamp: [FileStamp]
         var ages: [Int: Int]
     }
 
@@ -27,7 +27,7 @@ final class LineAges: Sendable {
     func ages(of file: String) -> [Int: Int]? {
         let directory = (file as NSString).deletingLastPathComponent
         guard let index = index(of: directory) else { return nil }
-        let stamp = Self.stamp(file) + Self.stamp(index)
+        let stamp = [FileStamp(file), FileStamp(index)]
         if let known = kept.withLock({ $0[file] }), known.stamp == stamp { return known.ages }
         let blame = GitCommand.run(git, ["-C", directory, "blame", "--porcelain", "--", (file as NSString).lastPathComponent])
         guard blame.status == 0 else { return nil }
@@ -74,12 +74,5 @@ final class LineAges: Sendable {
             guard let slash = place.lastIndex(of: "/"), place != "/" else { return nil }
             place = slash == place.startIndex ? "/" : String(place[..<slash])
         }
-    }
-
-    /// What changes when a file is written: its inode, size and modification time (none: all zero).
-    private static func stamp(_ path: String) -> [Int] {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return [0, 0, 0, 0] }
-        return [Int(status.st_ino), Int(status.st_size), Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec)]
     }
 }

@@ -44,6 +44,8 @@ public final class StudioAPI: Sendable {
     private let link = Mutex<DaemonConnection?>(nil)
     /// What the daemon serves, asked again at most once a second (`served`).
     private let scope = Mutex<(served: Served, asked: ContinuousClock.Instant)?>(nil)
+    /// Each table file's comments, with the stamp of the file they were read from.
+    private let keptComments = Mutex<[String: (stamp: FileStamp, comments: [String: String])]>([:])
     /// When each line of the tables in git last changed (what makes a translation outdated).
     let lineAges = LineAges()
     /// Keys a page asks for at most at once.
@@ -210,9 +212,18 @@ public final class StudioAPI: Sendable {
     /// The keys' comments: the table's catalog, else the development localization's `.strings`.
     func comments(bundle: String, table: String, development: String?) -> [String: String] {
         let catalog = TablePlace.catalog(table, in: bundle)
-        if let data = FileManager.default.contents(atPath: catalog) { return TableComments.of(Array(data), format: .xcstrings) }
-        guard let development, let data = FileManager.default.contents(atPath: TablePlace.files(of: table, localization: development, in: bundle).strings) else { return [:] }
-        return TableComments.of(Array(data), format: .strings)
+        if FileManager.default.fileExists(atPath: catalog) { return comments(of: catalog, format: .xcstrings) }
+        guard let development else { return [:] }
+        return comments(of: TablePlace.files(of: table, localization: development, in: bundle).strings, format: .strings)
+    }
+
+    /// A file's comments, read again only when the file changed (a 2 MB catalog is not parsed for each page).
+    private func comments(of file: String, format: TableFormat) -> [String: String] {
+        let stamp = FileStamp(file)
+        if let kept = keptComments.withLock({ $0[file] }), kept.stamp == stamp { return kept.comments }
+        let read = FileManager.default.contents(atPath: file).map { TableComments.of(Array($0), format: format) } ?? [:]
+        keptComments.withLock { $0[file] = (stamp, read) }
+        return read
     }
 
     /// Whether the studio's user may write `language`'s table, and why not.
