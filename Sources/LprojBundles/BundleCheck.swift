@@ -40,8 +40,6 @@ public struct BundleCheck: Sendable {
     public let development: String?
     /// Keys whose value is meant to be the same as the source's.
     private let marks: SameMarks
-    /// The tables a String Catalog holds: a key its source language has no text for is its own source text.
-    private let catalogTables: Set<String>
 
     /// Checks `bundle` against `development` (by default the
     /// bundle's own: `DevelopmentLocalization`).
@@ -49,8 +47,12 @@ public struct BundleCheck: Sendable {
         self.bundle = bundle
         self.development = development.flatMap { Self.localization(named: $0, in: bundle) } ?? DevelopmentLocalization.of(bundle)
         marks = SameMarks(bundle: bundle.path, development: self.development)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
-        catalogTables = Set(names.filter { $0.hasSuffix(".xcstrings") }.map { String($0.dropLast(".xcstrings".count)) })
+    }
+
+    /// Whether a String Catalog holds table `name` (then a key its source language has no text for is its own
+    /// source text). Asked of the disk only on that rare path, not for each check: the daemon makes a check per bundle.
+    private func isCatalogTable(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: TablePlace.catalog(name, in: bundle.path))
     }
 
     /// Every diagnostic of the bundle: its names and InfoPlist, then every table of every localization.
@@ -150,7 +152,7 @@ public struct BundleCheck: Sendable {
         }
         // Against the development language.
         guard let reference, let development else { return found }
-        guard let original = reference[key] ?? (catalogTables.contains(name) ? Entry(text: key) : nil) else {
+        guard let original = reference[key] ?? (isCatalogTable(name) ? Entry(text: key) : nil) else {
             if comparesKeys {
                 report(.warning, "\"\(key)\" is in \(localization) but not in \(development), the development localization",
                        hint: "unused, or the key is misspelled")
@@ -172,7 +174,7 @@ public struct BundleCheck: Sendable {
     private func reference(localization: String, table name: String) -> Table? {
         guard localization != development, localization != "Base", let development else { return nil }
         // (A catalog whose source language has no text at all is still compared: each key is its own source text.)
-        return bundle.tables[development]?[name] ?? (catalogTables.contains(name) ? Table() : nil)
+        return bundle.tables[development]?[name] ?? (isCatalogTable(name) ? Table() : nil)
     }
 
     /// The diagnostics about the bundle as a whole: `.lproj` names, and
