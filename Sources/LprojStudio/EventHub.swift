@@ -1,5 +1,6 @@
 import Foundation
 import LprojClient
+import LprojPaths
 import LprojProtocol
 import LprojTables
 import Synchronization
@@ -55,17 +56,11 @@ public final class EventHub: Sendable {
                 let error = diagnostic.severity == .error, warning = diagnostic.severity == .warning
                 errors += error ? 1 : 0
                 warnings += warning ? 1 : 0
-                guard let language = Self.localization(of: diagnostic.file) else { continue }
+                // (Where a file belongs is TablePlace's rule; a catalog's file names no one localization.)
+                guard let language = TablePlace.of(diagnostic.file)?.localization else { continue }
                 byLocalization[language, default: (0, 0)].errors += error ? 1 : 0
                 byLocalization[language, default: (0, 0)].warnings += warning ? 1 : 0
             }
-        }
-
-        /// The localization a file is in: the name of its `.lproj` directory (nil for a catalog's, which holds every language).
-        static func localization(of file: String) -> String? {
-            var parts = file.split(separator: "/").dropLast().reversed().makeIterator()
-            guard let directory = parts.next(), directory.hasSuffix(".lproj") else { return nil }
-            return String(directory.dropLast(".lproj".count))
         }
     }
 
