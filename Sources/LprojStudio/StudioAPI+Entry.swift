@@ -156,11 +156,10 @@ extension StudioAPI {
     }
 }
 
-/// A write request's common fields, checked: a served bundle, a language
+/// A write request's common fields, checked: a served bundle (its writer's), a language
 /// the studio may write, a key, the writer, and what the page expects.
 struct KeyEdit {
     var object: [String: Any]
-    var bundle: String
     var language: String
     var key: String
     var writer: TableWriter
@@ -196,7 +195,7 @@ struct KeyEdit {
         }
         do {
             let writer = try api.writer(bundle: bundle, table: field("table") ?? "Localizable")
-            return .success(KeyEdit(object: object, bundle: bundle, language: language, key: key, writer: writer,
+            return .success(KeyEdit(object: object, language: language, key: key, writer: writer,
                                     expectation: EditExpectation(table: field("version"), entry: field("entryVersion"), source: field("sourceVersion"))))
         } catch {
             return refuse(StudioAPI.error(400, "table", error.description))

@@ -159,8 +159,11 @@ extension StudioAssets {
         function fieldsOf() { return Array.from($('editor-fields').querySelectorAll('textarea')); }
         function changedFields() { return fieldsOf().filter(area => area.value !== area.dataset.original); }
 
+        // The field placeholders go into: the one last focused, else the first.
+        function placeholderField() { return state.lastField && state.lastField.isConnected ? state.lastField : fieldsOf()[0]; }
+
         function markPlaceholders() {
-          const area = state.lastField && state.lastField.isConnected ? state.lastField : fieldsOf()[0];
+          const area = placeholderField();
           const text = area ? area.value : '';
           for (const chip of $('editor-chips').querySelectorAll('button.chip')) {
             const used = text.includes(chip.dataset.placeholder);
@@ -170,7 +173,7 @@ extension StudioAssets {
         }
 
         function insertPlaceholder(placeholder) {
-          const area = state.lastField && state.lastField.isConnected ? state.lastField : fieldsOf()[0];
+          const area = placeholderField();
           if (!area || area.readOnly) return;
           const start = area.selectionStart, end = area.selectionEnd;
           area.setRangeText(placeholder, start, end, 'end');
