@@ -165,10 +165,11 @@ public final class LiveBundle: Sendable {
     /// localization), matched as Apple's bundles match. Resolving a header
     /// is cached while the bundle's state lasts (at most 1,024 headers); a
     /// cached header costs a lookup without a lock and allocates nothing.
-    /// Each thread keeps a reference to the cache it read last: after a
-    /// save, the views it held are released at its next request here, or
-    /// when it ends (the same holds for `current` and lookups through the
-    /// bundle, with the state they read).
+    /// The view is this thread's own (`current` too): another thread gets
+    /// an equal one, so that threads do not write each other's cache lines;
+    /// passed to another thread it answers the same. Each thread keeps a
+    /// reference to the state it read last and its views: after a save,
+    /// they are released at its next read of the bundle, or when it ends.
     public func localization(acceptLanguage header: String) -> Localization {
         core.view(acceptLanguage: header)
     }

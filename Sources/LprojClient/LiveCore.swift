@@ -7,25 +7,15 @@ import Synchronization
 
 /// The state behind a `LiveBundle`, shared with its connection thread: the
 /// current snapshot (swapped whole, under a lock held only to swap or to
-/// take a reference; read without it by threads holding it, `ThreadHolds`)
-/// with the views made from it for requests, the observers, the misses.
+/// take a reference; read without it by threads holding it, `ThreadHolds`,
+/// each through its own copies of the views, `HeldSnapshot`), the
+/// observers, the misses.
 final class LiveCore: Sendable {
-    /// The snapshot, and the table of views made from it by the header or
-    /// the preferences they were asked with (none until the first). Views
-    /// are added under the lock; a request reads the table without it
-    /// (`ThreadHolds`) while it is the one `publishedViews` names.
-    private struct Current {
-        var snapshot: LiveSnapshot
-        var views: RequestViews?
-    }
-
-    private let current: Mutex<Current>
-    /// The addresses of `current`'s snapshot and views table (0 while it
-    /// has none): written under the lock, read without it. A thread compares
-    /// what it holds (`ThreadHolds`) with them — the held reference keeps
-    /// that address from being reused.
+    private let current: Mutex<LiveSnapshot>
+    /// The address of `current`'s snapshot: written under the lock, read
+    /// without it. A thread compares what it holds (`ThreadHolds`) with it —
+    /// the held reference keeps that address from being reused.
     private let publishedSnapshot: Atomic<UInt>
-    private let publishedViews = Atomic<UInt>(0)
     /// `ByteHash.seed`, kept here: a request reads it without the global's lazy-initialization check.
     private let hashSeed = ByteHash.seed
     private let observers = ObserverList<LiveBundle.Change>()
@@ -41,7 +31,7 @@ final class LiveCore: Sendable {
     let source: Mutex<TableSource>
 
     init(snapshot: LiveSnapshot, source: TableSource, choice: LanguageChoice, environment: [String: String]) {
-        current = Mutex(Current(snapshot: snapshot))
+        current = Mutex(snapshot)
         publishedSnapshot = Atomic(Self.address(of: snapshot))
         self.source = Mutex(source)
         self.choice = choice
@@ -75,26 +65,26 @@ final class LiveCore: Sendable {
     }
 
     /// The snapshot to read: a reference taken under the lock, read without it.
-    var snapshot: LiveSnapshot { current.withLock { $0.snapshot } }
+    var snapshot: LiveSnapshot { current.withLock { $0 } }
 
-    /// The active view, as `snapshot.active`, without the lock while this
-    /// thread holds the current snapshot.
-    var active: LiveBundle.Localization { withCurrentSnapshot { $0.active } }
+    /// The active view: this thread's copy of `snapshot.active`, without the
+    /// lock while this thread holds the current snapshot.
+    var active: LiveBundle.Localization { withHeld { $0.active } }
 
-    /// `body` on the current snapshot: the one this thread holds while it is
-    /// still the one published (no lock, no reference count), else the one
-    /// read under the lock, held from then on. `body` must not read this
-    /// bundle again on this thread: that could replace the hold, the only
-    /// reference it is given.
+    /// `body` on what this thread holds of the current snapshot: the hold
+    /// kept while the snapshot is still the one published (no lock, no
+    /// reference count), else a new one of the snapshot read under the lock,
+    /// held from then on. `body` must not read this bundle again on this
+    /// thread: that could replace the hold, the only reference it is given.
     @inline(__always)
-    private func withCurrentSnapshot<Result>(_ body: (LiveSnapshot) -> Result) -> Result {
+    private func withHeld<Result>(_ body: (HeldSnapshot) -> Result) -> Result {
         let core = Unmanaged.passUnretained(self).toOpaque()
-        if let held = ThreadHolds.snapshot(for: core), UInt(bitPattern: held.toOpaque()) == publishedSnapshot.load(ordering: .acquiring) {
+        if let held = ThreadHolds.held(for: core, published: publishedSnapshot.load(ordering: .acquiring)) {
             return held._withUnsafeGuaranteedRef(body)
         }
-        let snapshot = self.snapshot
-        ThreadHolds.hold(snapshot, for: core)
-        return body(snapshot)
+        let held = HeldSnapshot(snapshot, owner: ThreadHolds.token, replacing: ThreadHolds.anyHeld(for: core)?.takeUnretainedValue())
+        ThreadHolds.hold(held, for: core)
+        return body(held)
     }
 
     /// The view for an `Accept-Language` header, made once per header while the snapshot lasts.
@@ -108,39 +98,23 @@ final class LiveCore: Sendable {
         view(for: RequestViews.key(preferences: preferences)) { snapshot, _ in snapshot.view(preferences: preferences) }
     }
 
-    /// How many request views are cached now (for tests).
-    var cachedViewCount: Int { current.withLock { $0.views?.count ?? 0 } }
+    /// How many request views the current snapshot has made (for tests).
+    var cachedViewCount: Int { snapshot.cachedViewCount }
 
+    /// How many headers this thread keeps copies of for the current snapshot (for tests).
+    var heldViewCount: Int { withHeld { $0.keptCount } }
+
+    /// How many tables this thread has copies of for the current snapshot (for tests).
+    var heldTableCount: Int { withHeld { $0.tableCount } }
+
+    /// This thread's copy of the view for `key`: from its hold, else the
+    /// snapshot's view (made by `make` if no thread asked for `key` before) copied.
     private func view(for key: String, make: (LiveSnapshot, String) -> LiveBundle.Localization) -> LiveBundle.Localization {
         let hash = RequestViews.hash(key, seed: hashSeed)
-        let core = Unmanaged.passUnretained(self).toOpaque()
-        // The table this thread read last, while it is still the current one: no lock.
-        if let held = ThreadHolds.views(for: core),
-           UInt(bitPattern: held.toOpaque()) == publishedViews.load(ordering: .acquiring),
-           let cached = held._withUnsafeGuaranteedRef({ $0.view(for: key, hash: hash) }) {
-            return cached
+        return withHeld { held in
+            if let copy = held.view(for: key, hash: hash) { return copy }
+            return held.keep(held.snapshot.view(forKey: key, make: make), for: key, hash: hash)
         }
-        let (snapshot, table) = current.withLock { state in
-            (state.snapshot, state.views ?? publish(RequestViews(limit: LiveSnapshot.viewLimit), in: &state))
-        }
-        ThreadHolds.hold(table, for: core)
-        if let cached = table.view(for: key, hash: hash) { return cached }
-        let made = make(snapshot, key)
-        return current.withLock { state in
-            // Kept only for the snapshot it was made from; two requests for one key share the first view made.
-            guard state.snapshot === snapshot, let table = state.views else { return made }
-            if let kept = table.keep(made, for: key, hash: hash) { return kept }
-            // Full: a bigger table with the same views, or past the limit an empty one.
-            let next = publish(table.grown() ?? RequestViews(limit: LiveSnapshot.viewLimit), in: &state)
-            return next.keep(made, for: key, hash: hash) ?? made
-        }
-    }
-
-    /// Makes `table` the current views table (the lock held).
-    private func publish(_ table: RequestViews, in state: inout Current) -> RequestViews {
-        state.views = table
-        publishedViews.store(Self.address(of: table), ordering: .releasing)
-        return table
     }
 
     private static func address(of object: AnyObject) -> UInt {
@@ -149,10 +123,9 @@ final class LiveCore: Sendable {
 
     /// Swaps `snapshot` in, with no views made from it yet.
     private func replace(with snapshot: LiveSnapshot) {
-        current.withLock { state in
-            state = Current(snapshot: snapshot)
+        current.withLock { current in
+            current = snapshot
             publishedSnapshot.store(Self.address(of: snapshot), ordering: .releasing)
-            publishedViews.store(0, ordering: .releasing)
         }
     }
 
@@ -238,11 +211,11 @@ final class LiveCore: Sendable {
     func localizedString(forKey key: String, value: String?, table: String?) -> String {
         // The active view's rule (`Localization.localizedString`), its hit inlined here: the hot path of every app.
         // The entry is looked up once: what is not plain text goes on as it was found (a miss is recorded once).
-        withCurrentSnapshot { snapshot in
+        withHeld { held in
             let tableName = LiveBundle.Localization.tableName(table)
-            let entry = snapshot.entry(forKey: key, table: tableName)
+            let entry = held.active.entry(forKey: key, table: tableName)
             if let entry, let text = entry.text { return text }
-            return snapshot.active.notPlain(entry, key, value: value, table: tableName)
+            return held.active.notPlain(entry, key, value: value, table: tableName)
         }
     }
 

@@ -25,6 +25,10 @@ final class LiveSnapshot: Sendable {
     let misses: LiveBundle.MissLog?
     /// The view of the selected (or system) language.
     let active: LiveBundle.Localization
+    /// The views made, by the header (or preference list) asked with: each
+    /// made once per state, whichever thread asks first (each thread then
+    /// keeps a copy of its own, `HeldSnapshot`).
+    private let viewsByKey = Mutex<[ExactName: LiveBundle.Localization]>([:])
     /// The views made, by search list: headers that come to the same chain
     /// share one view (1,000 headers, 20 views: what a request touches stays in cache).
     private let viewsBySearchList = Mutex<[ExactName: LiveBundle.Localization]>([:])
@@ -75,7 +79,23 @@ final class LiveSnapshot: Sendable {
         active.entry(forKey: key, table: table)
     }
 
-    /// The view an `Accept-Language` header asks for (made here; `LiveCore` caches it by header while this state lasts).
+    /// The view kept for `key` (a header, or `RequestViews.key(preferences:)`), else `make`'s, kept.
+    func view(forKey key: String, make: (LiveSnapshot, String) -> LiveBundle.Localization) -> LiveBundle.Localization {
+        let name = ExactName(key)
+        if let kept = viewsByKey.withLock({ $0[name] }) { return kept }
+        let made = make(self, key)
+        return viewsByKey.withLock { kept in
+            if let first = kept[name] { return first }
+            if kept.count >= Self.viewLimit { kept.removeAll(keepingCapacity: true) }
+            kept[name] = made
+            return made
+        }
+    }
+
+    /// How many views are kept by key (for tests).
+    var cachedViewCount: Int { viewsByKey.withLock { $0.count } }
+
+    /// The view an `Accept-Language` header asks for (made here; kept by `view(forKey:make:)`).
     func view(acceptLanguage header: String) -> LiveBundle.Localization {
         let accepted = AcceptLanguage(header)
         return shared(Self.view(of: tables, preferences: accepted.preferences, excluding: accepted, plan: plans,
@@ -83,7 +103,7 @@ final class LiveSnapshot: Sendable {
                                 developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))
     }
 
-    /// The view a list of preferences asks for (made here; cached by `LiveCore`).
+    /// The view a list of preferences asks for (made here; kept by `view(forKey:make:)`).
     func view(preferences: [String]) -> LiveBundle.Localization {
         shared(Self.view(of: tables, preferences: preferences, excluding: nil, plan: plans, key: RequestViews.key(preferences: preferences),
                          development: development, developmentFallback: developmentFallback, bundlePath: bundlePath, misses: misses))

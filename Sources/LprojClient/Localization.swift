@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import LprojBundles
 import LprojLanguages
@@ -11,7 +12,10 @@ extension LiveBundle {
     /// new views and leaves this one as it was. Immutable, `Sendable`,
     /// cheap to keep: `bundle.current` is the active language's, and
     /// `localization(acceptLanguage:)` / `localization(preferences:)` make
-    /// one per request (cached per state of the bundle).
+    /// one per request (cached per state of the bundle). Each thread is
+    /// handed views of its own, whose lookups on that thread touch nothing
+    /// another thread writes; a view passed to another thread answers the
+    /// same there.
     ///
     /// ```swift
     /// let view = bundle.localization(acceptLanguage: "fr-CH, fr;q=0.9, en;q=0.8")
@@ -40,6 +44,15 @@ extension LiveBundle {
         private let fallback: [String: Table]
         /// `Localizable`, the table most lookups name, resolved in advance.
         private let localizable: Table?
+        /// The thread this view is a copy for (its `ThreadHolds` word; 0: a
+        /// snapshot's own view), and that thread's copies of the three above
+        /// (`Table.materializedForOneThread()`): on its thread a lookup
+        /// reads and returns what no other thread writes. Any other thread
+        /// it is passed to reads the snapshot's tables.
+        private let owner: UInt
+        private let ownResolved: [String: Table]
+        private let ownFallback: [String: Table]
+        private let ownLocalizable: Table?
 
         /// A view of `tables` (materialized) through `searchList`.
         init(tables: [String: [String: Table]], searchList: [String], development: String?, developmentFallback: Bool, bundlePath: String,
@@ -54,11 +67,35 @@ extension LiveBundle {
             resolved = found
             localizable = found["Localizable"]
             fallback = developmentFallback ? (development.flatMap { tables[$0] } ?? [:]) : [:]
+            owner = 0
+            ownResolved = [:]
+            ownFallback = [:]
+            ownLocalizable = nil
             var resources = searchList
             if !resources.contains("Base") {
                 resources.insert("Base", at: development.flatMap { resources.firstIndex(of: $0) } ?? resources.endIndex)
             }
             resourceList = resources
+        }
+
+        /// A copy of `other` for the thread whose `ThreadHolds` word is
+        /// `owner` (`HeldSnapshot`): the same chain in an object of its own,
+        /// which on that thread looks up `own`'s copy of each table.
+        init(copying other: Localization, owner: UInt, own: (Table) -> Table) {
+            language = other.language
+            searchList = other.searchList
+            bundlePath = other.bundlePath
+            formatter = other.formatter
+            developmentFallback = other.developmentFallback
+            resourceList = other.resourceList
+            misses = other.misses
+            resolved = other.resolved
+            fallback = other.fallback
+            localizable = other.localizable
+            self.owner = owner
+            ownResolved = other.resolved.mapValues(own)
+            ownFallback = other.fallback.mapValues(own)
+            ownLocalizable = other.localizable.map(own)
         }
 
         /// The text of `key` in `table` (nil: `Localizable`) as Apple's bundles
@@ -145,21 +182,30 @@ extension LiveBundle {
         /// The entry for `key` in `table` (nil: `Localizable`), or nil. Allocates nothing.
         @inline(__always)
         func entry(forKey key: String, table: String?) -> Entry? {
+            if owner != 0, owner == UInt(bitPattern: lproj_thread_holds_get()) {
+                return entry(forKey: key, table: table, localizable: ownLocalizable, resolved: ownResolved, fallback: ownFallback)
+            }
+            return entry(forKey: key, table: table, localizable: localizable, resolved: resolved, fallback: fallback)
+        }
+
+        @inline(__always)
+        private func entry(forKey key: String, table: String?, localizable: Table?, resolved: [String: Table],
+                           fallback: [String: Table]) -> Entry? {
             // `Localizable` straight from the stored property: no copy of the table.
             if table == nil {
                 if let entry = localizable?[key] { return entry }
                 guard developmentFallback, localizable != nil else { return nil }
-                return fromDevelopment(key, table: "Localizable")
+                return fromDevelopment(key, table: "Localizable", in: fallback)
             }
             let entries = resolved[table!]
             if let entry = entries?[key] { return entry }
             guard developmentFallback, entries != nil else { return nil }
-            return fromDevelopment(key, table: table!)
+            return fromDevelopment(key, table: table!, in: fallback)
         }
 
         /// The development localization's entry for a key the chosen table lacks (a miss all the same, recorded).
         @inline(never)
-        private func fromDevelopment(_ key: String, table: String) -> Entry? {
+        private func fromDevelopment(_ key: String, table: String, in fallback: [String: Table]) -> Entry? {
             guard let entry = fallback[table]?[key] else { return nil }
             misses?.record(key: key, table: table, language: language, languages: searchList, answer: .development)
             return entry

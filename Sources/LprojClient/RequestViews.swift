@@ -3,23 +3,22 @@ import Glibc
 @_spi(LprojInternals) import LprojPaths
 import LprojTables
 
-/// The views made for requests from one snapshot, by the bytes of the
-/// header (or preference list) each was asked with: what a request resolves
-/// through on every call. An open-addressing table keyed by the tables'
-/// fast hash of those bytes, of fixed capacity.
+/// One thread's views of one snapshot (`HeldSnapshot`), by the bytes of
+/// the header (or preference list) each was asked with: what a request
+/// resolves through on every call. An open-addressing table keyed by the
+/// tables' fast hash of those bytes, of fixed capacity.
 ///
-/// Read without a lock, by any number of threads, while one writer at a
-/// time (holding `LiveCore`'s lock) adds to it: a slot's key and view are
-/// written before its hash, the hash is stored with release order and read
-/// with acquire order, and a written slot never changes. A probe reads only
-/// words and bytes and retains once, the view it returns. The hashes are
-/// an array of their own (8 a cache line: a probe passes other keys' slots
-/// there), and a slot is one cache line holding its view and a key of up to
-/// 48 bytes (most headers): a cached header costs a line of hashes, its
-/// slot's line and the view's. When a view does not fit (`keep` returns
-/// nil) the core makes a table twice the size with the same views
-/// (`grown()`), or past `limit` views an empty one: a hostile header cannot
-/// grow memory.
+/// A probe reads only words and bytes and retains once, the view it
+/// returns. The hashes are an array of their own (8 a cache line: a probe
+/// passes other keys' slots there), and a slot is one cache line holding
+/// its view and a key of up to 48 bytes (most headers): a cached header
+/// costs a line of hashes, its slot's line and the view's. A slot's key
+/// and view are written before its hash (release order; read with acquire
+/// order), and a written slot never changes, so the table could be read
+/// beside its writer; its one thread does both. When a view does not fit
+/// (`keep` returns nil) the holder makes a table twice the size with the
+/// same views (`grown()`), or past `limit` views an empty one: a hostile
+/// header cannot grow memory.
 final class RequestViews: @unchecked Sendable {
     /// A slot's layout: the view (retained), the key's length, then the
     /// key's bytes when they fit, else a pointer to them.

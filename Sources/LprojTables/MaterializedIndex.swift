@@ -14,13 +14,24 @@ import Synchronization
 /// reused, so a probe that passes a slot never has to look back), the
 /// claimer writes the entry and then marks it made. A lookup that meets a
 /// slot still being made builds its entry itself rather than wait.
+///
+/// An index made for one thread (`growing`) is read and filled by that
+/// thread alone: it starts small and doubles as entries are made, so it
+/// costs what the thread looked up, however big the table — each thread of
+/// a service keeps its own, and the entries it returns are its own objects
+/// (a retain of a returned string writes a line no other core reads).
 final class MaterializedIndex: @unchecked Sendable {
     /// A power of two of slots of `stride` bytes: a key word, then the entry.
-    private let slots: UnsafeMutableRawPointer
-    private let mask: Int
-    private let byteCount: Int
+    /// Replaced only by `grow()`, in an index of one thread's.
+    private var slots: UnsafeMutableRawPointer
+    private var mask: Int
+    private var byteCount: Int
     /// Whether `slots` is its own anonymous mapping (else `calloc`'s).
     private let isMapping: Bool
+    /// The slots of the table's full index: an index that grows stops there (it is never more than half full before).
+    private let fullSlotCount: Int
+    /// Whether the index grows as entries are made (one thread's); else it has every slot from the start.
+    private let grows: Bool
     /// How many entries are made: what `deinit` looks for (a table hardly looked up is not walked through).
     private let madeCount = Atomic(0)
 
@@ -38,12 +49,22 @@ final class MaterializedIndex: @unchecked Sendable {
     /// cost nothing until touched (`calloc` does not promise that).
     private static let mappingThreshold = 64 << 10
 
-    /// An empty index for `table` (nothing is made until looked up).
-    init(_ table: Table) {
-        let slotCount = TableStorage.slotCount(for: table.count)
+    /// The slots an index that grows starts with.
+    private static let firstGrowingSlotCount = 16
+
+    /// An empty index for `table` (nothing is made until looked up); one
+    /// that `grows` is for one thread alone.
+    init(_ table: Table, growing: Bool = false) {
+        fullSlotCount = TableStorage.slotCount(for: table.count)
+        grows = growing && fullSlotCount > Self.firstGrowingSlotCount
+        let slotCount = grows ? Self.firstGrowingSlotCount : fullSlotCount
         mask = slotCount - 1
         byteCount = slotCount * Self.stride
-        if byteCount >= Self.mappingThreshold, let mapping = Self.reusedMapping(of: byteCount)
+        if grows {
+            guard let memory = calloc(slotCount, Self.stride) else { fatalError("out of memory for \(slotCount) slots") }
+            slots = memory
+            isMapping = false
+        } else if byteCount >= Self.mappingThreshold, let mapping = Self.reusedMapping(of: byteCount)
             ?? mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), mapping != MAP_FAILED {
             slots = mapping
             isMapping = true
@@ -99,6 +120,8 @@ final class MaterializedIndex: @unchecked Sendable {
     func make(forKey key: UnsafeRawBufferPointer, hash: UInt64, in index: TableIndex, of storage: TableStorage) -> Entry? {
         guard let position = index.find(key, hash: hash) else { return nil }
         guard key.count <= Self.longestKey else { return index.entry(at: position, rich: storage) }
+        // One thread's index: at half full, twice the slots (up to the full index's, which is never half full).
+        if grows, (madeCount.load(ordering: .relaxed) + 1) * 2 > mask + 1, mask + 1 < fullSlotCount { grow(rehashingIn: index) }
         let tag = hash >> 56
         let keyWord = UInt64(index.keyRecords[position].keyOffset) | UInt64(key.count) << 32 | tag << 56
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -121,6 +144,28 @@ final class MaterializedIndex: @unchecked Sendable {
             }
             slot = (slot + 1) & mask
         }
+    }
+
+    /// Twice the slots, each made entry moved to where its key's hash in
+    /// `index` places it now (one thread's index: no reader beside it).
+    private func grow(rehashingIn index: TableIndex) {
+        let count = (mask + 1) * 2
+        guard let memory = calloc(count, Self.stride) else { fatalError("out of memory for \(count) slots") }
+        let old = (slots: slots, mask: mask)
+        slots = memory
+        mask = count - 1
+        byteCount = count * Self.stride
+        for slot in 0...old.mask {
+            let from = old.slots + slot * Self.stride
+            let word = from.load(as: UInt64.self)
+            guard word & Self.stateMask == Self.made else { continue }
+            let key = UnsafeRawBufferPointer(start: index.keyText + Int(UInt32(truncatingIfNeeded: word)), count: Int(word >> 32 & Self.lengthMask))
+            var to = Int(truncatingIfNeeded: index.hash(key)) & mask
+            while self.word(to).pointee.load(ordering: .relaxed) != 0 { to = (to + 1) & mask }
+            self.word(to).pointee.store(word, ordering: .relaxed)
+            entryPointer(to).moveInitialize(from: (from + MemoryLayout<UInt64>.size).assumingMemoryBound(to: Entry.self), count: 1)
+        }
+        free(old.slots)
     }
 
     /// Slot mappings of indexes gone, kept for the next index of their size

@@ -82,6 +82,9 @@ public struct Table: Sendable {
         storage === other.storage
     }
 
+    /// The one stored table this is (tables `isIdentical(to:)` each other share it): a key for what is kept per table.
+    public var identity: ObjectIdentifier { ObjectIdentifier(storage) }
+
     /// Whether the table reads an image in place (`TableImage`) rather than memory of its own.
     public var isMapped: Bool { storage.isMapped }
 
@@ -91,6 +94,16 @@ public struct Table: Sendable {
     public func materialized() -> Table {
         if materializedIndex != nil || isEmpty { return self }
         return Table(storage: storage, materializedIndex: MaterializedIndex(self))
+    }
+
+    /// This table with each entry made once for one thread: like
+    /// `materialized()`, but its index of made entries grows with what is
+    /// looked up (a thread that looks up 50 keys of 100,000 keeps 50), and
+    /// the strings it returns are this copy's alone. Look it up from one
+    /// thread at a time: it has no lock.
+    public func materializedForOneThread() -> Table {
+        if isEmpty { return self }
+        return Table(storage: storage, materializedIndex: MaterializedIndex(self, growing: true))
     }
 
     /// This table with `other`'s entries laid over it, as a `.stringsdict`

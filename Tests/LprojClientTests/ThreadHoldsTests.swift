@@ -11,10 +11,11 @@ private final class ThreadBody: Sendable {
 }
 
 /// A bundle read by many threads without its lock, each thread holding the
-/// snapshot and the request views it read last (`ThreadHolds`): a new state
-/// of the bundle is what the next read on every thread sees, a thread never
-/// goes back to an older one, and a thread's hold ends with its next read
-/// or with the thread.
+/// snapshot it read last with its own copies of views and tables
+/// (`ThreadHolds`, `HeldSnapshot`): a new state of the bundle is what the
+/// next read on every thread sees, a thread never goes back to an older
+/// one, a thread's hold ends with its next read or with the thread, and
+/// what a thread is handed is its own.
 final class ThreadHoldsTests: XCTestCase {
     private var directory: String!
 
@@ -111,9 +112,9 @@ final class ThreadHoldsTests: XCTestCase {
         XCTAssertEqual(backwards.withLock { $0 }, [])
     }
 
-    /// A thread's hold on a replaced table (and its views) and on a
-    /// replaced snapshot ends when the thread ends, or at its next read of
-    /// that kind on the bundle.
+    /// A thread's hold on a snapshot — with its copies of the views it was
+    /// handed — ends when the thread ends, or at its next read of the
+    /// bundle after a swap.
     func testAThreadsHoldEndsWithTheThreadOrWithItsNextRead() throws {
         let bundle = try make()
         struct Held: Sendable {
@@ -127,11 +128,10 @@ final class ThreadHoldsTests: XCTestCase {
             let snapshot = bundle.core.snapshot
             heldByAThread.withLock { $0 = Held(view: view, snapshot: snapshot) }
         }
-        XCTAssertNotNil(heldByAThread.withLock { $0.view }, "the bundle's table holds it")
+        XCTAssertNil(heldByAThread.withLock { $0.view }, "the ended thread's copy of the view went with its hold")
         XCTAssertNotNil(heldByAThread.withLock { $0.snapshot }, "the bundle's current snapshot")
         bundle.core.replaceTables(Self.tables(round: 1))
-        XCTAssertNil(heldByAThread.withLock { $0.view }, "replaced, and the ended thread's hold on the table was released with the thread")
-        XCTAssertNil(heldByAThread.withLock { $0.snapshot }, "the same for the snapshot")
+        XCTAssertNil(heldByAThread.withLock { $0.snapshot }, "replaced, and no thread holds it")
 
         weak var viewHeldHere: LiveBundle.Localization?
         weak var snapshotHeldHere: LiveSnapshot?
@@ -139,13 +139,85 @@ final class ThreadHoldsTests: XCTestCase {
         XCTAssertEqual(bundle.localizedString(forKey: "which", value: nil, table: nil), "en 1")
         snapshotHeldHere = bundle.core.snapshot
         bundle.core.replaceTables(Self.tables(round: 2))
-        XCTAssertNotNil(viewHeldHere, "this thread holds the replaced table until its next request on the bundle")
-        XCTAssertNotNil(snapshotHeldHere, "and the replaced snapshot until its next read of the active view")
+        XCTAssertNotNil(viewHeldHere, "this thread holds the replaced snapshot and its copies until its next read of the bundle")
+        XCTAssertNotNil(snapshotHeldHere)
         XCTAssertEqual(bundle.current.language, "en")
-        XCTAssertNil(snapshotHeldHere, "its next read of the active view let the replaced snapshot go")
-        XCTAssertNotNil(viewHeldHere, "the replaced table, still held, holds its views")
+        XCTAssertNil(snapshotHeldHere, "its next read let the replaced snapshot go")
+        XCTAssertNil(viewHeldHere, "and the copies made from it")
         XCTAssertEqual(bundle.localization(acceptLanguage: "fr").localizedString(forKey: "which", value: nil, table: nil), "fr 2")
-        XCTAssertNil(viewHeldHere, "its next request let the replaced table go")
+    }
+
+    /// Each thread is handed views of its own and strings of its own (a
+    /// reference count written by one thread is on no line another thread
+    /// writes), the same object again on the same thread; the answers are
+    /// the same.
+    func testEachThreadLooksUpItsOwnCopies() throws {
+        let bundle = try make()
+        bundle.core.replaceTables(Self.tables(round: 1, sentence: true))
+        struct Seen: Sendable { var view: ObjectIdentifier; var texts: [String]; var addresses: [UInt] }
+        @Sendable func look() -> Seen {
+            let view = bundle.localization(acceptLanguage: "fr-CH, fr")
+            XCTAssertTrue(view === bundle.localization(acceptLanguage: "fr, de;q=0.5"), "one chain, one view on a thread")
+            let texts = [view.localizedString(forKey: "which", value: nil, table: nil),
+                         bundle.current.localizedString(forKey: "which", value: nil, table: nil),
+                         bundle.localizedString(forKey: "which", value: nil, table: nil)]
+            let again = [view.localizedString(forKey: "which", value: nil, table: nil),
+                         bundle.current.localizedString(forKey: "which", value: nil, table: nil)]
+            XCTAssertEqual(again.map(Self.address), texts.prefix(2).map(Self.address), "made once on a thread, returned again")
+            return Seen(view: ObjectIdentifier(view), texts: texts, addresses: texts.map(Self.address))
+        }
+        let here = look()
+        let there = Mutex<Seen?>(nil)
+        try Self.runOnAThreadOfItsOwn { there.withLock { $0 = look() } }
+        let other = try XCTUnwrap(there.withLock { $0 })
+        XCTAssertEqual(here.texts, [Self.sentence("fr", 1), Self.sentence("en", 1), Self.sentence("en", 1)])
+        XCTAssertEqual(other.texts, here.texts)
+        XCTAssertNotEqual(other.view, here.view, "each thread its own view")
+        XCTAssertTrue(zip(here.addresses, other.addresses).allSatisfy { $0 != $1 }, "and its own strings: \(here.addresses) \(other.addresses)")
+        XCTAssertEqual(here.addresses[1], here.addresses[2], "bundle.current and the bundle's own lookups read one copy")
+    }
+
+    /// A view handed to one thread and passed to others answers right on
+    /// all of them at once (the others read the snapshot's tables, not the
+    /// thread's own, which have no lock), keys looked up first there among them.
+    func testAViewPassedToOtherThreadsAnswersThere() throws {
+        let bundle = try make()
+        let keys = (0..<3_000).map { "key.\($0)" }
+        var tables = Self.tables(round: 1)
+        for localization in tables.keys {
+            tables[localization] = ["Localizable": Table(strings: Dictionary(uniqueKeysWithValues: keys.map { ($0, "\(localization) \($0) in a sentence") }))]
+        }
+        bundle.core.replaceTables(tables)
+        let view = bundle.localization(acceptLanguage: "de")
+        let wrong = Atomic(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            // The view's own thread (this one, as iteration 0 may run here) and others, each in its own order.
+            for index in 0..<keys.count {
+                let key = keys[(index * (thread + 1) * 7) % keys.count]
+                if view.localizedString(forKey: key, value: nil, table: nil) != "de \(key) in a sentence" { wrong.add(1, ordering: .relaxed) }
+            }
+        }
+        XCTAssertEqual(wrong.load(ordering: .relaxed), 0)
+    }
+
+    /// A swap that changes one table leaves a thread's copies of the others
+    /// as they were (their strings not made again); the changed one is new.
+    func testAThreadKeepsItsCopyOfATableTheSwapLeftAlone() throws {
+        let bundle = try make()
+        bundle.core.replaceTables(Self.tables(round: 1, sentence: true))
+        let before = (fr: Self.address(bundle.localization(acceptLanguage: "fr").localizedString(forKey: "which", value: nil, table: nil)),
+                      de: Self.address(bundle.localization(acceptLanguage: "de").localizedString(forKey: "which", value: nil, table: nil)))
+        bundle.core.replaceLocalizations { old in
+            var new = old
+            new["de"] = LocalizationTables("de", ["Localizable": Table(strings: ["which": Self.sentence("de", 2)])])
+            return new
+        }
+        XCTAssertEqual(bundle.localization(acceptLanguage: "de").localizedString(forKey: "which", value: nil, table: nil), Self.sentence("de", 2))
+        let french = bundle.localization(acceptLanguage: "fr").localizedString(forKey: "which", value: nil, table: nil)
+        XCTAssertEqual(french, Self.sentence("fr", 1))
+        XCTAssertEqual(Self.address(french), before.fr, "the French table's copy passed to the new hold")
+        XCTAssertNotEqual(before.de, 0)
+        XCTAssertEqual(bundle.core.heldTableCount, 3, "en (the active view's, and the others' fallback), the new de and fr: not the old de")
     }
 
     /// A thread holds for 4 bundles at once: reading a fifth lets go of
@@ -184,8 +256,20 @@ final class ThreadHoldsTests: XCTestCase {
         pthread_join(thread, nil)
     }
 
-    private static func tables(round: Int) -> [String: [String: Table]] {
-        Dictionary(uniqueKeysWithValues: ["en", "fr", "de", "ja"].map { ($0, ["Localizable": Table(strings: ["which": "\($0) \(round)"])]) })
+    private static func tables(round: Int, sentence: Bool = false) -> [String: [String: Table]] {
+        Dictionary(uniqueKeysWithValues: ["en", "fr", "de", "ja"].map {
+            ($0, ["Localizable": Table(strings: ["which": sentence ? Self.sentence($0, round) : "\($0) \(round)"])])
+        })
+    }
+
+    /// A value long enough to be stored apart from its `String`, in an object of its own.
+    private static func sentence(_ localization: String, _ round: Int) -> String {
+        "\(localization): the answer of round \(round), in a sentence"
+    }
+
+    /// The address of a string's bytes: the same object twice, or two.
+    private static func address(_ text: String) -> UInt {
+        text.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } ?? 0
     }
 
     private func make() throws -> LiveBundle {

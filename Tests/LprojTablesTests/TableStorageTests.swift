@@ -9,7 +9,7 @@ import XCTest
 final class TableStorageTests: XCTestCase {
     /// Random tables agree with a `[String: Entry]` on every lookup, hit or
     /// miss, with 4-byte and with 8-byte index slots, before and after
-    /// `materialized()`.
+    /// `materialized()` and `materializedForOneThread()`.
     func testLookupsAgreeWithADictionary() {
         var generator = SplitMix64(seed: 0x7AB1E)
         for round in 0..<200 {
@@ -24,7 +24,7 @@ final class TableStorageTests: XCTestCase {
             for (key, entry) in entries { builder.add(key: key, entry: entry) }
             var duplicates: [Int] = []
             let wide = builder.finish(duplicates: &duplicates, wideSlots: true)
-            for table in [Table(entries), wide, Table(entries).materialized()] {
+            for table in [Table(entries), wide, Table(entries).materialized(), Table(entries).materializedForOneThread()] {
                 XCTAssertEqual(table.count, entries.count)
                 for (key, entry) in entries { XCTAssertEqual(table[key], entry, "round \(round), key \(key.debugDescription)") }
                 for _ in 0..<20 {
@@ -71,6 +71,41 @@ final class TableStorageTests: XCTestCase {
             XCTAssertEqual(table[longKey]?.text, "long")
             XCTAssertEqual(table.entries, entries)
         }
+    }
+
+    /// A table materialized for one thread grows its index as entries are
+    /// made, from 16 slots to the full table's: every entry is right before
+    /// and after each growth, a made entry is returned again (its string
+    /// not made anew), and misses between never land in the index.
+    func testATableForOneThreadGrowsWithWhatIsLookedUp() {
+        var generator = SplitMix64(seed: 0x0E7D)
+        var entries: [String: Entry] = [:]
+        for index in 0..<20_000 {
+            entries["screen.\(index % 97).\(index)"] = index % 11 == 0
+                ? Entry(value: .plural(["one": .text("1 item"), "other": .text("\(index) items in a list")]))
+                : Entry(text: "A sentence long enough to be stored apart, number \(index)")
+        }
+        let table = Table(entries).materializedForOneThread()
+        let keys = Array(entries.keys).shuffled(using: &generator)
+        var firstAddresses: [String: UInt] = [:]
+        for (index, key) in keys.enumerated() {
+            XCTAssertEqual(table[key], entries[key], key)
+            if index % 3 == 0 { XCTAssertNil(table["absent.\(index)"]) }
+            if let text = table[key]?.text { firstAddresses[key] = Self.address(of: text) }
+            // Earlier entries are still found after the growths since.
+            if index % 1_000 == 999 {
+                for earlier in keys[..<index].shuffled(using: &generator).prefix(50) { XCTAssertEqual(table[earlier], entries[earlier], earlier) }
+            }
+        }
+        var remade = 0
+        for (key, address) in firstAddresses where Self.address(of: table[key]!.text!) != address { remade += 1 }
+        XCTAssertEqual(remade, 0, "every entry was made once and returned again")
+        XCTAssertEqual(table.entries, entries)
+    }
+
+    /// The address of a native string's bytes (a string of 16 bytes or more is stored apart, in an object of its own).
+    private static func address(of text: String) -> UInt {
+        text.utf8.withContiguousStorageIfAvailable { UInt(bitPattern: $0.baseAddress) } ?? 0
     }
 
     /// A materialized table's slots are reused by the next table of their
