@@ -10,6 +10,9 @@
 #include <signal.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <linux/sockios.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -226,4 +229,9 @@ long lproj_access_acl(const char *path, void *buffer, unsigned long size) {
 
 int lproj_eventfd(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int lproj_lower_thread_priority(int nice) {
+    // On Linux a priority set for a thread id is that thread's alone.
+    return setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), nice);
 }

@@ -41,7 +41,14 @@ final class HeldSnapshot {
     init(_ snapshot: LiveSnapshot, owner: UInt, replacing earlier: HeldSnapshot?) {
         self.snapshot = snapshot
         self.owner = owner
-        var made = Made(earlierTables: earlier?.made.tables ?? [:])
+        // Only copies of tables this snapshot still has pass on: a replaced table's strings go with the hold before.
+        var kept: [ObjectIdentifier: Table] = [:]
+        if let earlier = earlier?.made.tables, !earlier.isEmpty {
+            for localization in snapshot.tables.values {
+                for table in (localization.loaded ?? [:]).values { kept[table.identity] = earlier[table.identity] }
+            }
+        }
+        var made = Made(earlierTables: kept)
         active = made.copy(of: snapshot.active, owner: owner)
         self.made = made
     }

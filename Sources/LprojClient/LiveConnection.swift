@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import LprojProtocol
 import LprojTables
@@ -8,6 +9,9 @@ import Synchronization
 /// the snapshot in the reply when it cannot be honoured), apply events;
 /// when the daemon goes away, keep serving the last state and reconnect with
 /// backoff (0.1 s doubling to 5 s). Waits end at once on `stop()`.
+/// Connecting and catching up (the first subscription has no clock: what
+/// the first views read from the files is read again, from the images when
+/// shared) run on a helper thread at the lowest priority.
 ///
 /// The selected language is the daemon's: the app's choice it reports on
 /// each connect wins over the local file (which only serves while no daemon
@@ -65,6 +69,44 @@ final class LiveConnection: Sendable {
         interrupter.interrupt()
     }
 
+    /// What `body` returns (or throws), run on a thread of its own at the
+    /// lowest priority (nice 19: a thread cannot raise its priority again,
+    /// so the caller's stays as it was) while the caller waits.
+    private static func atLowestPriority<Value>(_ body: () throws -> Value) throws -> Value {
+        try withoutActuallyEscaping(body) { body in
+            let handoff = Handoff(body)
+            let thread = Thread {
+                _ = lproj_lower_thread_priority(19)
+                handoff.run()
+            }
+            thread.name = "lprojd-catch-up"
+            thread.start()
+            return try handoff.result()
+        }
+    }
+
+    /// A body handed to another thread and its result handed back (the
+    /// semaphore orders both). The body is let go before the caller is
+    /// woken: it must not outlive the caller's call.
+    private final class Handoff<Value>: @unchecked Sendable {
+        private var body: (() throws -> Value)?
+        private var outcome: Result<Value, any Error>?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ body: @escaping () throws -> Value) { self.body = body }
+
+        func run() {
+            outcome = Result { try body!() }
+            body = nil
+            done.signal()
+        }
+
+        func result() throws -> Value {
+            done.wait()
+            return try outcome!.get()
+        }
+    }
+
     /// Queues `select-language` for the daemon, in call order; `setLanguage`
     /// never waits for the daemon.
     func publishSelection(app: String, language: String) {
@@ -81,23 +123,29 @@ final class LiveConnection: Sendable {
         var lastReport = ContinuousClock.now - Self.reportInterval
         while !stopped.withLock({ $0 }) {
             do {
-                let connection = try transport.connect(interrupter)
-                let hello = try connection.send(Hello(client: "LiveBundle", app: app))
-                // A daemon that numbers generations ends each change with a `generation` event: the change's tables are
-                // swapped in together then (one observer call, never a torn pair), and the generation acknowledged.
-                let generations = hello.features?.contains("generations") == true
-                var held = HeldChanges()
-                let waiting = !unanswered.isEmpty || !outbox.withLock { $0.isEmpty }
-                if app != nil, !waiting {
-                    // The daemon's choice (nil: the system's) wins over the local file.
-                    try? core.choice.save(hello.language)
-                    core.select(hello.language)
+                // Catching up — connecting, and reading again what views use when what was missed cannot be known — runs
+                // at the lowest priority: when a service's processes start (or reconnect) at once, it yields to their
+                // first answers (and each other's). Followed, the daemon's events are applied at the thread's own.
+                let (connection, generations, reply) = try Self.atLowestPriority { [self] in
+                    let connection = try transport.connect(interrupter)
+                    let hello = try connection.send(Hello(client: "LiveBundle", app: app))
+                    // A daemon that numbers generations ends each change with a `generation` event: the change's tables are
+                    // swapped in together then (one observer call, never a torn pair), and the generation acknowledged.
+                    let generations = hello.features?.contains("generations") == true
+                    let waiting = !unanswered.isEmpty || !outbox.withLock { $0.isEmpty }
+                    if app != nil, !waiting {
+                        // The daemon's choice (nil: the system's) wins over the local file.
+                        try? core.choice.save(hello.language)
+                        core.select(hello.language)
+                    }
+                    let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: false,
+                                                              images: core.source.withLock { $0.sharesTables } ? true : nil,
+                                                              acknowledges: generations ? true : nil))
+                    // What was missed cannot be known: what views use is read again (images through this connection).
+                    if reply.fresh { core.reload(on: connection) }
+                    return (connection, generations, reply)
                 }
-                let reply = try connection.send(Subscribe(name: "live", bundle: bundle, since: clock, snapshot: false,
-                                                          images: core.source.withLock { $0.sharesTables } ? true : nil,
-                                                          acknowledges: generations ? true : nil))
-                // What was missed cannot be known: what views use is read again (images through this connection, after the reply).
-                if reply.fresh { core.reload(on: connection) }
+                var held = HeldChanges()
                 clock = reply.clock
                 core.setConnected(true)
                 backoff = .milliseconds(100)

@@ -32,6 +32,21 @@ struct TableSource: Sendable {
         self.sharing = sharing
     }
 
+    /// The same bundle read from its files only: what a bundle's first
+    /// views read, so that a first lookup never waits on the daemon. The
+    /// connection's first subscription then reads again what they read,
+    /// from the images (it has no clock of them: its reply is fresh).
+    func readingFiles() -> TableSource {
+        TableSource(listing: listing, transport: transport, sharesTables: false, sharing: sharing)
+    }
+
+    private init(listing: BundleListing, transport: DaemonTransport, sharesTables: Bool, sharing: SharingState) {
+        self.listing = listing
+        self.transport = transport
+        self.sharesTables = sharesTables
+        self.sharing = sharing
+    }
+
     /// The same source with the bundle listed again (localizations added or removed since).
     func relisted() -> TableSource {
         (try? TableSource(path: listing.path, transport: transport, sharesTables: sharesTables, sharing: sharing)) ?? self

@@ -34,6 +34,8 @@ final class SharedTablesTests: XCTestCase {
         defer { bundle.close() }
         XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Accueil")
         XCTAssertEqual(bundle.localizations, ["de", "en", "fr", "ja"])
+        // The first views read the files; connected, the bundle reads them again from the daemon's images.
+        try awaitState(of: bundle) { bundle.isConnected }
         let tables = bundle.core.snapshot.tables
         XCTAssertEqual(tables["fr"]?.loaded?["Localizable"]?.isMapped, true, "read from the daemon's image, not parsed")
         XCTAssertNotNil(tables["en"]?.loaded, "the development localization ends the search list")
@@ -56,7 +58,7 @@ final class SharedTablesTests: XCTestCase {
         // fr and en (.strings and .stringsdict make one Localizable) once each, however many bundles asked.
         let counters = try daemon.connect().send(Status()).counters
         XCTAssertEqual(counters["images-made"], 2, "\(counters)")
-        // One request per bundle for its view's whole chain; connecting reads nothing again (it subscribes from the images' clock).
+        // One request per bundle, when it connects, for the whole chain its first views read from the files.
         XCTAssertEqual(counters["images-requests"], 3, "\(counters)")
     }
 
@@ -193,6 +195,7 @@ final class SharedTablesTests: XCTestCase {
         controlOptions.socketPath = control.path
         controlOptions.environment = ["LANG": "fr_FR.UTF-8", "XDG_CONFIG_HOME": config]
         let mapped = try LiveBundle(path: daemon.root + "/App", options: controlOptions)
+        try awaitState(of: mapped) { mapped.isConnected }
         XCTAssertEqual(mapped.localizedString(forKey: "home_title", value: nil, table: nil), "Forged")
         XCTAssertEqual(mapped.core.snapshot.tables["fr"]?.loaded?["Localizable"]?.isMapped, true)
         mapped.close()
@@ -203,6 +206,7 @@ final class SharedTablesTests: XCTestCase {
             options.socketPath = server.path
             options.environment = ["LANG": "fr_FR.UTF-8", "XDG_CONFIG_HOME": config]
             let bundle = try LiveBundle(path: daemon.root + "/App", options: options)
+            try awaitState(of: bundle) { bundle.isConnected }
             XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Accueil", name)
             XCTAssertEqual(bundle.core.snapshot.tables["fr"]?.loaded?["Localizable"]?.isMapped, false, name)
             XCTAssertGreaterThan(server.requests, 0, "\(name): the image was asked for")
@@ -237,7 +241,8 @@ final class SharedTablesTests: XCTestCase {
             options.socketPath = server.path
             options.environment = ["LANG": "fr_FR.UTF-8", "XDG_CONFIG_HOME": config]
             let bundle = try LiveBundle(path: daemon.root + "/App", options: options)
-            // The first view maps the reply's image; the event then replaces it (its image, else the one asked for again).
+            // The first view reads the files, the connection maps the reply's image; the event then replaces it (its
+            // image, else the one asked for again).
             XCTAssertEqual(bundle.current.localizedString(forKey: "home_title", value: nil, table: nil).isEmpty, false, name)
             try awaitState(of: bundle) { bundle.localizedString(forKey: "home_title", value: nil, table: nil) == expected }
             XCTAssertEqual(bundle.core.snapshot.tables["fr"]?.loaded?["Localizable"]?.isMapped, true, name)
@@ -256,8 +261,14 @@ final class SharedTablesTests: XCTestCase {
         options.environment = ["LANG": "fr_FR.UTF-8", "XDG_CONFIG_HOME": config]
         let bundle = try LiveBundle(path: daemon.root + "/App", options: options)
         defer { bundle.close() }
+        // The first views never wait on the daemon: they read the files.
         XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Accueil")
+        XCTAssertEqual(bundle.core.snapshot.tables["fr"]?.loaded?["Localizable"]?.isMapped, false)
+        // The connection asks for the images of what they read; no answer comes.
+        try awaitState(of: bundle) { server.requests == 1 }
         XCTAssertEqual(bundle.localization(acceptLanguage: "de").localizedString(forKey: "home_title", value: nil, table: nil), "Start")
+        XCTAssertEqual(bundle.localization(acceptLanguage: "ja").localizedString(forKey: "home_title", value: nil, table: nil), "ホーム")
+        try awaitState(of: bundle) { bundle.isConnected }
         XCTAssertEqual(bundle.localization(acceptLanguage: "ja").localizedString(forKey: "home_title", value: nil, table: nil), "ホーム")
         XCTAssertEqual(server.requests, 1, "asked once; the views after it read the files at once")
         XCTAssertEqual(bundle.core.snapshot.tables["de"]?.loaded?["Localizable"]?.isMapped, false)
@@ -301,7 +312,8 @@ private final class ChangeLog: @unchecked Sendable {
 
 /// A peer on a Unix socket that answers `images` as the test says (one
 /// `en`/`fr` Localizable image listed, with what `answer` gives as its
-/// descriptors) and refuses every other request.
+/// descriptors), hello and subscribe as lprojd does, and refuses every
+/// other request.
 private final class ImageServer: @unchecked Sendable {
     enum Answer {
         /// These images in sealed memory files, one descriptor each.
@@ -367,8 +379,9 @@ private final class ImageServer: @unchecked Sendable {
             guard count > 0 else { return }
             for case .line(let line) in framer.append(buffer.prefix(count)) {
                 guard case .success(let header) = Wire.header(of: line) else { return }
-                if let eventImage, header.op == Hello.op || header.op == Subscribe.op {
-                    answerAsTheDaemon(header.op, id: header.id, on: connection, eventImage: eventImage)
+                if header.op == Hello.op || header.op == Subscribe.op {
+                    let fresh = header.op == Subscribe.op && (try? Wire.decode(Subscribe.self, from: Array(line), id: header.id).get())?.since == nil
+                    answerAsTheDaemon(header.op, id: header.id, on: connection, fresh: fresh, eventImage: eventImage)
                     continue
                 }
                 guard header.op == Images.op else {
@@ -388,15 +401,17 @@ private final class ImageServer: @unchecked Sendable {
         }
     }
 
-    /// Hello and subscribe answered; after subscribe, one `table-changed` event with `eventImage`'s descriptors.
-    private func answerAsTheDaemon(_ op: String, id: RequestID, on connection: Int32, eventImage: Answer) {
+    /// Hello and subscribe answered (`fresh` as lprojd answers a subscription
+    /// without a clock); after subscribe, with an `eventImage`, one
+    /// `table-changed` event with its descriptors.
+    private func answerAsTheDaemon(_ op: String, id: RequestID, on connection: Int32, fresh: Bool, eventImage: Answer?) {
         let clock = Clock(instance: "test", sequence: 1)
         let line = op == Hello.op
             ? try? Wire.reply(Hello.Reply(instance: "test", clock: clock, server: "test peer"), to: id)
-            : try? Wire.reply(Subscribe.Reply(clock: clock, fresh: false), to: id)
+            : try? Wire.reply(Subscribe.Reply(clock: clock, fresh: fresh), to: id)
         guard let line else { return }
         _ = line.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard op == Subscribe.op else { return }
+        guard op == Subscribe.op, let eventImage else { return }
         var event = TableChanged(clock: Clock(instance: "test", sequence: 2), bundle: "App", language: "fr", table: "Localizable",
                                  diff: TableDiff(from: Table(strings: ["home_title": "Forged"]), to: Table(strings: ["home_title": "Evented"])))
         event.image = true

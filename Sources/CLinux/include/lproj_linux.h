@@ -134,4 +134,9 @@ static inline void lproj_store_release(uint64_t *address, uint64_t value) {
     __atomic_store_n(address, value, __ATOMIC_RELEASE);
 }
 
+/// Lowers the calling thread's own scheduling priority to `nice` (its
+/// nice value: 0 to 19; a thread may raise its nice value, not lower it
+/// again). 0 on success, else -1 with errno set.
+int lproj_lower_thread_priority(int nice);
+
 #endif
