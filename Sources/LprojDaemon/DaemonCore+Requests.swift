@@ -42,7 +42,8 @@ extension DaemonCore {
         let subscription = Subscription(name: request.name, bundle: bundle, localizations: request.languages, tables: request.tables,
                                         diagnostics: request.diagnostics ?? false, misses: request.misses ?? false,
                                         images: request.images == true && configuration.limits.sharedImages > 0,
-                                        acknowledges: request.acknowledges == true, generations: request.generations == true)
+                                        acknowledges: request.acknowledges == true, generations: request.generations == true,
+                                        shared: sharedFilters)
         if let problem = limits.problem(adding: subscription, to: session) { return .failure(problem) }
         session.subscriptions[request.name] = subscription
         let generation = bundle.flatMap { generations.generation(of: $0)?.number }

@@ -69,6 +69,8 @@ public final class DaemonCore {
     /// When the watcher read the oldest event whose change is not published yet.
     private var unpublishedSince: ContinuousClock.Instant?
     private var handlers = Handlers()
+    /// Subscriptions alike share one filter (`Subscription.SharedFilters`).
+    let sharedFilters = Subscription.SharedFilters()
 
     /// A `sync` waiting for the tree: which session, and the request's id.
     public struct PendingSync: Sendable {

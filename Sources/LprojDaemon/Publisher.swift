@@ -137,9 +137,12 @@ final class Publisher {
         // Made for the first session that does not read everything (none, when every subscriber is root's or the daemon's).
         var gate: ReadAccess.EventGate??
         for (position, session) in sessions.enumerated() {
-            // A thousand sessions are a thousand cold objects: each is asked for a few sessions ahead.
+            // A thousand sessions are a thousand cold objects: each is asked for a few sessions ahead (the two lines
+            // `Session` keeps what this loop reads in).
             if position + Self.lookahead < sessions.count {
-                lproj_prefetch_for_write(Unmanaged.passUnretained(sessions[position + Self.lookahead]).toOpaque())
+                let ahead = Unmanaged.passUnretained(sessions[position + Self.lookahead]).toOpaque()
+                lproj_prefetch_for_write(ahead)
+                lproj_prefetch_for_write(ahead + 64)
             }
             if !session.readsEveryUser {
                 if gate == nil { gate = .some(readAccess.gate(for: scope)) }

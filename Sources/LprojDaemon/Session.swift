@@ -12,17 +12,44 @@ import LprojTables
 /// dropped for its subscriptions, which get a `resync` once it has caught
 /// up. A client that stops reading therefore costs at most its bound.
 final class Session {
-    /// The publisher's name for it (descriptors are reused; these are not).
-    let id: Int
-    /// Who connected.
-    let peer: PeerCredentials
+    // What the fan-out reads of every session for every event comes first,
+    // so that it is two cache lines (the publisher asks for both ahead).
+    var subscriptions: [String: Subscription] = [:] {
+        didSet {
+            subscriptionBytes = subscriptions.values.reduce(0) { $0 + $1.footprint }
+            account()
+        }
+    }
+    private var output: [UInt8] = []
+    private var written = 0
+    /// What its subscriptions hold, counted against `queueLimit` with the queue.
+    private(set) var subscriptionBytes = 0
+    let queueLimit: Int
+    /// What its user's connections hold together, nil for root and the daemon's own user.
+    let share: UserShare?
+    /// Writes two runs of bytes to the client at once, where the shell gave
+    /// the session its socket; returns how many bytes went (0 when none
+    /// could, the failure left for the shell's next write to find). An
+    /// event for an empty queue goes this way, its prefix and the shared
+    /// body each from where they are: nothing is copied, and the first
+    /// subscriber does not wait for the rest to be queued. Nil (a core
+    /// driven in one process): every event is queued.
+    var writeNow: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int)?
     /// Whether it reads every user's misses (root and the daemon's own user), not only its own user's.
     let readsEveryUser: Bool
+    /// Set when a subscription is marked lagging, cleared when the lagging are taken: most flushes need not look.
+    private var mayLag = false
+    /// The publisher's name for it (descriptors are reused; these are not).
+    let id: Int
+    /// The app its hello named (an app hears its own selections).
+    var app: String?
+
+    /// Who connected.
+    let peer: PeerCredentials
     /// Whose misses it reads: nil for every user's.
     var missReader: UInt32? { readsEveryUser ? nil : peer.uid }
     let connected: ContinuousClock.Instant
     var name: String?
-    var app: String?
     /// What it said it shows of each bundle (`ack`), and since when.
     var shown: [ExactName: Shown] = [:]
 
@@ -32,34 +59,11 @@ final class Session {
         var since: ContinuousClock.Instant
         var refused: String?
     }
-    var subscriptions: [String: Subscription] = [:] {
-        didSet {
-            subscriptionBytes = subscriptions.values.reduce(0) { $0 + $1.footprint }
-            account()
-        }
-    }
-    /// What its subscriptions hold, counted against `queueLimit` with the queue.
-    private(set) var subscriptionBytes = 0
-    let queueLimit: Int
-    /// What its user's connections hold together, nil for root and the daemon's own user.
-    let share: UserShare?
     /// What it last counted in `share`.
     private var accounted = 0
-    private var output: [UInt8] = []
-    private var written = 0
     /// Lines whose first byte carries images (an `images` reply, a
     /// `table-changed` event), in order of offset in `output`.
     private var attachments: [Attachment] = []
-    /// Set when a subscription is marked lagging, cleared when the lagging are taken: most flushes need not look.
-    private var mayLag = false
-    /// Writes two runs of bytes to the client at once, where the shell gave
-    /// the session its socket; returns how many bytes went (0 when none
-    /// could, the failure left for the shell's next write to find). An
-    /// event for an empty queue goes this way, its prefix and the shared
-    /// body each from where they are: nothing is copied, and the first
-    /// subscriber does not wait for the rest to be queued. Nil (a core
-    /// driven in one process): every event is queued.
-    var writeNow: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int)?
 
     init(id: Int, queueLimit: Int, peer: PeerCredentials = PeerCredentials(pid: 0, uid: 0, gid: 0, groups: []),
          readsEveryUser: Bool = true, share: UserShare? = nil, connected: ContinuousClock.Instant = .now) {

@@ -33,13 +33,63 @@ struct Subscription {
     /// subscription for every event, and a copy of it is one retain.
     private let filter: Filter
 
+    /// A subscription of its own filter; with `shared`, of the one filter
+    /// every subscription alike holds (same name, filters and wishes).
     init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool = false, misses: Bool = false,
-         images: Bool = false, acknowledges: Bool = false, generations: Bool = false) {
-        filter = Filter(name: name, bundle: bundle, localizations: localizations, tables: tables, diagnostics: diagnostics, misses: misses,
-                        images: images, acknowledges: acknowledges, generations: generations || acknowledges)
+         images: Bool = false, acknowledges: Bool = false, generations: Bool = false, shared: SharedFilters? = nil) {
+        let fields = Filter.Fields(name: ExactName(name), bundle: bundle.map(ExactName.init), localizations: localizations.map(Self.names), tables: tables.map(Self.names),
+                                   diagnostics: diagnostics, misses: misses, images: images, acknowledges: acknowledges,
+                                   generations: generations || acknowledges)
+        filter = shared?.filter(for: fields) ?? Filter(fields)
     }
 
-    private final class Filter: Sendable {
+    /// Names as a set compares them (by their bytes).
+    private static func names(_ list: [String]) -> Set<ExactName> {
+        Set(list.map(ExactName.init))
+    }
+
+    /// The filters of the subscriptions a daemon holds, each kept once:
+    /// a thousand processes of a service subscribe alike, and the fan-out
+    /// then reads one filter — its bundle's name, its sets, its prefix —
+    /// warm in the cache, not a thousand cold ones. The core's alone (no lock).
+    final class SharedFilters {
+        private var kept: [Filter.Fields: Weak] = [:]
+        /// When `kept` is next swept of filters no subscription holds any more.
+        private var sweepAt = 64
+
+        private struct Weak {
+            weak var filter: Filter?
+        }
+
+        init() {}
+
+        /// How many filters are kept, and how many entries the table has (those gone included, until swept; for tests).
+        var count: Int { kept.values.count { $0.filter != nil } }
+        var entryCount: Int { kept.count }
+
+        fileprivate func filter(for fields: Filter.Fields) -> Filter {
+            if let found = kept[fields]?.filter { return found }
+            if kept.count >= sweepAt {
+                kept = kept.filter { $0.value.filter != nil }
+                sweepAt = max(64, kept.count * 2)
+            }
+            let made = Filter(fields)
+            kept[fields] = Weak(filter: made)
+            return made
+        }
+    }
+
+    fileprivate final class Filter: Sendable {
+        /// What makes two subscriptions' filters the same (names by their
+        /// bytes: `Café` in NFC and in NFD are two bundles, two names).
+        struct Fields: Hashable {
+            var name: ExactName
+            var bundle: ExactName?
+            var localizations: Set<ExactName>?
+            var tables: Set<ExactName>?
+            var diagnostics, misses, images, acknowledges, generations: Bool
+        }
+
         let name: String
         let bundle: ExactName?
         let localizations: Set<ExactName>?
@@ -52,20 +102,19 @@ struct Subscription {
         let wantsGenerations: Bool
         let footprint: Int
 
-        init(name: String, bundle: String?, localizations: [String]?, tables: [String]?, diagnostics: Bool, misses: Bool, images: Bool,
-             acknowledges: Bool, generations: Bool) {
-            self.name = name
-            self.acknowledges = acknowledges
-            wantsGenerations = generations
-            wantsDiagnostics = diagnostics
-            wantsMisses = misses
-            wantsImages = images
-            self.bundle = bundle.map(ExactName.init)
-            self.localizations = localizations.map { Set($0.map(ExactName.init)) }
-            self.tables = tables.map { Set($0.map(ExactName.init)) }
-            prefix = Wire.eventPrefix(subscription: name)
-            let names = (localizations ?? []) + (tables ?? [])
-            footprint = 256 + name.utf8.count + (bundle?.utf8.count ?? 0) + names.reduce(0) { $0 + $1.utf8.count + 48 }
+        init(_ fields: Fields) {
+            name = fields.name.string
+            acknowledges = fields.acknowledges
+            wantsGenerations = fields.generations
+            wantsDiagnostics = fields.diagnostics
+            wantsMisses = fields.misses
+            wantsImages = fields.images
+            bundle = fields.bundle
+            self.localizations = fields.localizations
+            self.tables = fields.tables
+            prefix = Wire.eventPrefix(subscription: fields.name.string)
+            let names = Array(fields.localizations ?? []) + Array(fields.tables ?? [])
+            footprint = 256 + fields.name.string.utf8.count + (fields.bundle?.string.utf8.count ?? 0) + names.reduce(0) { $0 + $1.string.utf8.count + 48 }
         }
     }
 
