@@ -447,10 +447,24 @@ try:
 except Exception:
     # Said on standard output, where the test reads.
     import traceback
+    shown = {}
     try:
         shown = {name: driver.find_element(By.ID, name).text for name in ["editor-message", "save-status", "table-status", "invalid", "editor-details"]}
-    except Exception:
-        shown = {}
+        # Where the page is, and whether the studio answers the view's own request now (a page that did not ask, or a
+        # studio that does not answer).
+        shown["where"] = driver.execute_script(
+            "return [location.hash, document.readyState, document.getElementById('search').value, document.getElementById('filter').value]")
+        driver.set_script_timeout(15)
+        shown["the view's request now"] = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const view = new URLSearchParams(location.hash.split('?')[1] || '');
+            api('/api/table?' + new URLSearchParams({ bundle: view.get('bundle') || '', table: view.get('table') || '',
+                filter: view.get('filter') || 'all', languages: view.get('languages') || '' }))
+              .then(r => done([r.status, r.body.total, r.body.message]), e => done(String(e)));""")
+        shown["console"] = driver.get_log("browser")[-5:]
+    except Exception as error:
+        shown = dict(shown) if isinstance(shown, dict) else {}
+        shown["while asking"] = repr(error)
     print("FAILED: " + traceback.format_exc() + "\nthe page said: %s" % shown)
     sys.exit(1)
 finally:
