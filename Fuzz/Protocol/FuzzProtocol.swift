@@ -33,7 +33,7 @@ nonisolated(unsafe) private let core: DaemonCore = {
     let core = DaemonCore(configuration: configuration, roots: [root], selections: selections, log: Log(level: .error))
     var reader = TableFileReader()
     _ = core.tables.apply(TableReading.load(tables.keys.map { root + "/" + $0 }, with: &reader, exclusions: core.tables.exclusions,
-                                             links: core.tables.links), reporting: false)
+                                             links: core.tables.links, keys: core.tables.keyShelf), reporting: false)
     return core
 }()
 
