@@ -22,14 +22,7 @@ struct TableSource: Sendable {
 
     /// Lists the bundle at `path`.
     init(path: String, transport: DaemonTransport, sharesTables: Bool) throws(TableReadError) {
-        try self.init(path: path, transport: transport, sharesTables: sharesTables, sharing: SharingState())
-    }
-
-    private init(path: String, transport: DaemonTransport, sharesTables: Bool, sharing: SharingState) throws(TableReadError) {
-        listing = try BundleListing(path: path)
-        self.transport = transport
-        self.sharesTables = sharesTables
-        self.sharing = sharing
+        self.init(listing: try BundleListing(path: path), transport: transport, sharesTables: sharesTables, sharing: SharingState())
     }
 
     /// The same bundle read from its files only: what a bundle's first
@@ -49,7 +42,8 @@ struct TableSource: Sendable {
 
     /// The same source with the bundle listed again (localizations added or removed since).
     func relisted() -> TableSource {
-        (try? TableSource(path: listing.path, transport: transport, sharesTables: sharesTables, sharing: sharing)) ?? self
+        (try? BundleListing(path: listing.path)).map { TableSource(listing: $0, transport: transport, sharesTables: sharesTables, sharing: sharing) }
+            ?? self
     }
 
     /// `localization`'s tables: shared images through `connection` (or a

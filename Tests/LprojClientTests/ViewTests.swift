@@ -88,6 +88,7 @@ final class ViewTests: XCTestCase {
         XCTAssertEqual(bundle.localization(acceptLanguage: "ja").language, "ja")
         XCTAssertTrue(snapshot === bundle.core.snapshot)
         XCTAssertLessThanOrEqual(bundle.core.cachedViewCount, LiveSnapshot.viewLimit)
+        XCTAssertLessThanOrEqual(bundle.core.heldViewCount, LiveSnapshot.viewLimit, "nor this thread's own table of them")
     }
 
     /// Headers that come to one search list share one view (a service's requests touch a few views, not one per header).
