@@ -221,7 +221,7 @@ extension DaemonCore {
         let kept = generations.kept(of: bundle)
         let numbers = kept.map(\.number)
         let wanted = request.generation ?? numbers.last { $0 < current.number }
-        let served = self.tables.served.filter { Array($0.key.bundle.utf8) == Array(bundle.utf8) }
+        let served = self.tables.served.tables(of: ExactName(bundle))
         guard let wanted, let generation = kept.first(where: { $0.number == wanted }),
               let found = generations.tables(of: bundle, at: wanted, served: served) else {
             let list = numbers.map(String.init).joined(separator: ", ")

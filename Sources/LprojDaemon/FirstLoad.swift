@@ -27,7 +27,6 @@ final class FirstLoad: Sendable {
         /// Batches handed to `read` and not yet handed back.
         var outstanding = 0
         var walked = false
-        var tableFiles = 0
     }
 
     private let exclusions: Exclusions
@@ -61,11 +60,9 @@ final class FirstLoad: Sendable {
 
     /// Has the files of `directories` read by a worker; any thread may call it.
     func read(_ directories: [ListedDirectory]) {
-        let tableFiles = directories.reduce(0) { count, directory in count + directory.files.count { TableFormat(path: $0) != nil } }
         state.withLock {
             $0.pending.append(directories)
             $0.outstanding += 1
-            $0.tableFiles += tableFiles
         }
         work.signal()
     }
@@ -75,9 +72,6 @@ final class FirstLoad: Sendable {
         state.withLock { $0.walked = true }
         for _ in 0..<workers { work.signal() }
     }
-
-    /// How many table files were listed.
-    var tableFiles: Int { state.withLock { $0.tableFiles } }
 
     /// Says that every batch was taken in (`nextBatch` returned nil): the
     /// workers let go of the paths they made, give back what their heaps

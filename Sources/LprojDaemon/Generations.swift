@@ -71,7 +71,7 @@ final class Generations {
     }
 
     /// Numbers every bundle served after the first load: the number it had, or the next when its tables changed meanwhile.
-    func start(served: [TableAddress: Table]) {
+    func start(served: some Sequence<(key: TableAddress, value: Table)>) {
         for (address, table) in served {
             let bundle = ExactName(address.bundle)
             sums[bundle, default: 0] &+= Self.term(address, table.contentDigest())

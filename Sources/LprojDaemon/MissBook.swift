@@ -52,7 +52,7 @@ final class MissBook {
             for miss in misses { Self.add(UInt64(max(1, miss.count)), to: &dropped) }
             return []
         }
-        let seen = timestamps.string(from: date)
+        let seen = UTCTimestamp.string(secondsSince1970: date.timeIntervalSince1970)
         var changed: [Key: MissRecord] = [:]
         for miss in misses {
             if let language = miss.language, has(language, miss.table, miss.key) { continue }
@@ -191,11 +191,4 @@ final class MissBook {
         }
         return (a.user ?? 0) < (b.user ?? 0)
     }
-
-    private let timestamps: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter
-    }()
 }

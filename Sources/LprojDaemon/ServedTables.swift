@@ -75,15 +75,13 @@ final class ServedTables {
 
     private(set) var files = FileRecords()
     /// The tables served, composed from the files' last good contents.
-    private(set) var served: [TableAddress: Table] = [:]
+    private(set) var served = ServedIndex()
     /// The tables the last reported batch replaced, as they were (nil: it had none there): what a generation undoes.
     private(set) var replaced: [TableAddress: Table?] = [:]
-    /// Per bundle, per localization: how many tables are served.
-    private(set) var tableCounts: [ExactName: [ExactName: Int]] = [:]
     /// The keys each table name's localizations share (the reading threads make tables over them).
     let keyShelf = KeyShelf()
-    /// Per bundle, per table name: how many localizations serve it (a bundle's
-    /// tables are found from these without a walk of every table served).
+    /// Per bundle, per table name: how many localizations serve it (the
+    /// name's shared keys are forgotten when none does).
     private var tableNames: [ExactName: [ExactName: Int]] = [:]
     var exclusions: Exclusions
     /// Which symbolic links are followed (`LinkPolicy`: into the roots).
@@ -100,18 +98,11 @@ final class ServedTables {
         self.links = links
     }
 
-    /// Makes room for the tables of `count` files when there is less (the
-    /// file records are kept by directory: nothing to size there).
-    func reserveCapacity(files count: Int) {
-        guard count > served.capacity else { return }
-        served.reserveCapacity(count)
-    }
-
     /// The bundles, with their localizations and tables, sorted.
-    var bundles: [String] { tableCounts.keys.sorted().map(\.string) }
+    var bundles: [String] { served.bundleNames.sorted().map(\.string) }
 
     /// How many bundles serve a table.
-    var bundleCount: Int { tableCounts.count }
+    var bundleCount: Int { served.bundleCount }
 
     /// Drops every file under `directory` whatever is on disk (a root no
     /// longer watched): what they served goes.
@@ -130,16 +121,12 @@ final class ServedTables {
     /// A bundle's served tables as one value, for lookups.
     /// With `only`, just the tables of those names (every localization still listed).
     func localizedBundle(_ path: String, only names: Set<String>? = nil) -> LocalizedBundle? {
-        guard let localizations = tableCounts[ExactName(path)], let known = tableNames[ExactName(path)] else { return nil }
+        guard let localizations = served.localizations(of: ExactName(path)) else { return nil }
         var tables: [String: [String: Table]] = [:]
-        for localization in localizations.keys {
-            var byName: [String: Table] = [:]
-            for name in known.keys where names?.contains(name.string) ?? true {
-                if let table = served[TableAddress(bundle: path, localization: localization.string, table: name.string)] {
-                    byName[name.string] = table
-                }
-            }
-            tables[localization.string] = byName
+        for (localization, byName) in localizations {
+            var selected: [String: Table] = [:]
+            for (name, table) in byName where names?.contains(name.string) ?? true { selected[name.string] = table }
+            tables[localization.string] = selected
         }
         return LocalizedBundle(path: path, tables: tables)
     }
@@ -160,7 +147,7 @@ final class ServedTables {
 
     /// Whether a bundle at `path` serves any table.
     func hasBundle(_ path: String) -> Bool {
-        tableCounts[ExactName(path)] != nil
+        served.has(bundle: ExactName(path))
     }
 
     /// Takes in what `load` read (each path once) and returns what changed for subscribers,
@@ -258,9 +245,9 @@ final class ServedTables {
         for address in addresses.keys.sorted() {
             let how = addresses[address]!
             let bundle = ExactName(address.bundle), localization = ExactName(address.localization)
-            if seenBundles.insert(bundle).inserted { bundlesBefore.append((bundle, tableCounts[bundle] != nil)) }
+            if seenBundles.insert(bundle).inserted { bundlesBefore.append((bundle, served.has(bundle: bundle))) }
             if seenLocalizations.insert(TableAddress(bundle: address.bundle, localization: address.localization, table: "")).inserted {
-                localizationsBefore.append((bundle, localization, tableCounts[bundle]?[localization] != nil))
+                localizationsBefore.append((bundle, localization, served.has(bundle: bundle, localization: localization)))
             }
             let old = served[address]
             let new = composition(address, how)
@@ -284,33 +271,27 @@ final class ServedTables {
         }
         var appeared: [Change] = []
         var gone: [Change] = []
-        for (bundle, existed) in bundlesBefore where !existed && tableCounts[bundle] != nil {
+        for (bundle, existed) in bundlesBefore where !existed && served.has(bundle: bundle) {
             appeared.append(.bundleAdded(bundle.string))
         }
         for (bundle, localization, existed) in localizationsBefore {
-            let exists = tableCounts[bundle]?[localization] != nil
+            let exists = served.has(bundle: bundle, localization: localization)
             if !existed && exists { appeared.append(.localizationAdded(bundle: bundle.string, localization: localization.string)) }
             if existed && !exists { gone.append(.localizationRemoved(bundle: bundle.string, localization: localization.string)) }
         }
-        for (bundle, existed) in bundlesBefore where existed && tableCounts[bundle] == nil {
+        for (bundle, existed) in bundlesBefore where existed && !served.has(bundle: bundle) {
             gone.append(.bundleRemoved(bundle.string))
         }
         return appeared + tables + gone
     }
 
-    /// Serves `table` at `address` (nil: nothing), counting the tables of
-    /// each localization and bundle.
+    /// Serves `table` at `address` (nil: nothing), counting each bundle's localizations of a table name.
     private func serve(_ table: Table?, at address: TableAddress) {
-        let old = if let table { served.updateValue(table, forKey: address) } else { served.removeValue(forKey: address) }
-        let bundle = ExactName(address.bundle), localization = ExactName(address.localization)
+        let old = served.serve(table, at: address)
+        let bundle = ExactName(address.bundle), name = ExactName(address.table)
         if old == nil, table != nil {
-            tableCounts[bundle, default: [:]][localization, default: 0] += 1
-            tableNames[bundle, default: [:]][ExactName(address.table), default: 0] += 1
+            tableNames[bundle, default: [:]][name, default: 0] += 1
         } else if old != nil, table == nil {
-            tableCounts[bundle]?[localization]! -= 1
-            if tableCounts[bundle]?[localization] == 0 { tableCounts[bundle]?[localization] = nil }
-            if tableCounts[bundle]?.isEmpty == true { tableCounts[bundle] = nil }
-            let name = ExactName(address.table)
             tableNames[bundle]?[name]! -= 1
             if tableNames[bundle]?[name] == 0 {
                 tableNames[bundle]?[name] = nil

@@ -35,8 +35,7 @@ final class TreeFeed {
             walked = .failure(error)
         }
         firstLoad.walkFinished()
-        // What the workers read is taken in here, as it comes, once room for every file listed is made.
-        tables.reserveCapacity(files: firstLoad.tableFiles)
+        // What the workers read is taken in here, as it comes.
         var loaded = 0
         while let batch = firstLoad.nextBatch() {
             loaded += batch.count
