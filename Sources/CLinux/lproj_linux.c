@@ -3,6 +3,9 @@
 #include "lproj_linux.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <malloc.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -229,6 +232,37 @@ long lproj_access_acl(const char *path, void *buffer, unsigned long size) {
 
 int lproj_eventfd(void) {
     return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+struct lproj_thread_start {
+    void (*body)(void *);
+    void *context;
+    char name[16];
+};
+
+static void *lproj_thread_main(void *argument) {
+    struct lproj_thread_start start = *(struct lproj_thread_start *)argument;
+    free(argument);
+    // Named here, by the thread itself: the starting thread pays only for the clone.
+    if (start.name[0]) pthread_setname_np(pthread_self(), start.name);
+    start.body(start.context);
+    return NULL;
+}
+
+int lproj_start_thread(void (*body)(void *), void *context, const char *name) {
+    struct lproj_thread_start *start = malloc(sizeof *start);
+    if (!start) return ENOMEM;
+    start->body = body;
+    start->context = context;
+    snprintf(start->name, sizeof start->name, "%s", name ? name : "");
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_t thread;
+    int failed = pthread_create(&thread, &attributes, lproj_thread_main, start);
+    pthread_attr_destroy(&attributes);
+    if (failed) free(start);
+    return failed;
 }
 
 int lproj_lower_thread_priority(int nice) {

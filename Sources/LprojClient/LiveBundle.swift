@@ -106,6 +106,9 @@ public final class LiveBundle: Sendable {
     /// Info.plist's region when the bundle has none on disk (a Foundation
     /// bundle's own, SwiftPM's `defaultLocalization`).
     init(path: String, app: String?, options: Options, developmentRegion: String?) throws(Failure) {
+        let runner = options.connects ? LiveConnection.Runner() : nil
+        var ran = false
+        defer { if !ran { runner?.run(nil) } }
         let absolute = PathText.absolute(path)
         // Links kept (a deploy's `current/Resources` is followed through its swaps), `..` resolved.
         var canonical = PathText.tidy(absolute)
@@ -139,7 +142,8 @@ public final class LiveBundle: Sendable {
         if options.connects {
             connection = LiveConnection(core: core, bundle: canonical, app: app, transport: options.transport ?? .socket(options.socketPath),
                                         misses: reports ? misses : nil)
-            connection?.start()
+            if let connection, let runner { connection.start(on: runner) }
+            ran = true
         } else {
             connection = nil
         }

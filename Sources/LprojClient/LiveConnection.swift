@@ -58,10 +58,33 @@ final class LiveConnection: Sendable {
         misses?.whenFirstPending { [outboxSignal] in outboxSignal.interrupt() }
     }
 
-    func start() {
-        let thread = Thread { [self] in run() }
-        thread.name = "lprojd-client"
-        thread.start()
+    /// Runs on `thread` (from here on, until `stop()`).
+    func start(on thread: Runner) {
+        thread.run(self)
+    }
+
+    /// The connection's thread, started before the connection exists: a
+    /// `LiveBundle` starts it first thing, so that making it is not the
+    /// last thing its first call does. (A thread woken at the end of a
+    /// scheduler's slice lets the scheduler switch at once; when a
+    /// service's workers start together, the switched-out worker then
+    /// waits for all the others before its first answer.)
+    final class Runner: Sendable {
+        private let connection = Mutex<LiveConnection?>(nil)
+        private let handed = DispatchSemaphore(value: 0)
+
+        init() {
+            PlainThread.start(named: "lprojd-client") { [self] in
+                handed.wait()
+                connection.withLock { $0 }?.run()
+            }
+        }
+
+        /// Runs `connection` on the thread (nil: the thread ends). Call once.
+        func run(_ connection: LiveConnection?) {
+            self.connection.withLock { $0 = connection }
+            handed.signal()
+        }
     }
 
     func stop() {
@@ -75,12 +98,10 @@ final class LiveConnection: Sendable {
     private static func atLowestPriority<Value>(_ body: () throws -> Value) throws -> Value {
         try withoutActuallyEscaping(body) { body in
             let handoff = Handoff(body)
-            let thread = Thread {
+            guard PlainThread.start(named: "lprojd-catch-up", {
                 _ = lproj_lower_thread_priority(19)
                 handoff.run()
-            }
-            thread.name = "lprojd-catch-up"
-            thread.start()
+            }) else { return try body() }
             return try handoff.result()
         }
     }

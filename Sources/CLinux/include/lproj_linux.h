@@ -139,4 +139,8 @@ static inline void lproj_store_release(uint64_t *address, uint64_t value) {
 /// again). 0 on success, else -1 with errno set.
 int lproj_lower_thread_priority(int nice);
 
+/// Runs body(context) on a new detached thread named `name` (at most 15
+/// bytes kept), with the process's default stack; 0, or pthread_create's error.
+int lproj_start_thread(void (*body)(void *), void *context, const char *name);
+
 #endif
