@@ -81,7 +81,7 @@ let package = Package(
         // Counts heap allocations (lproj-bench lookup: "no allocation on a hit").
         .target(name: "CAllocationCounter"),
         .executableTarget(name: "lproj-bench", dependencies: ["LprojPaths", "LprojTables", "LprojFormats", "LprojBundles", "LprojEditing", "LprojExchange", "LprojProtocol", "LprojClient", "LprojCommandLine",
-                                                              "LprojStudio", "CAllocationCounter", "CLinux"]),
+                                                              "LprojStudio", "LprojWatch", "CAllocationCounter", "CLinux"]),
         // What the test targets share: a seeded generator.
         .target(name: "LprojTestSupport", path: "Tests/Support"),
         // What the tests of the built programs share: a daemon on a temp dir, programs run to their end, other users' processes.

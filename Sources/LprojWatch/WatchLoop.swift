@@ -12,10 +12,8 @@ import LprojPaths
 /// tracking (`LinkTracking`), the poll set (`PollSet`), missing roots
 /// (`MissingRoots`), what is skipped (`SkippedFiles`) and coalescing.
 final class WatchLoop {
-    /// `IN_MODIFY` is not acted on alone: it tells a reader that a file it
-    /// read was being written again (and `quiet` rules a listed file).
-    static let mask: Int32 = Int32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
-                                   | IN_MODIFY)
+    /// What every directory is watched for (`WatchedTree.inotifyMask`).
+    static let mask = Int32(bitPattern: WatchedTree.inotifyMask)
     /// At most this many raw events in one batch (the kernel's default queue length).
     static let batchLimit = 16384
 

@@ -25,6 +25,13 @@ import Synchronization
 ///   (it may be handed to another with a happens-before, as a thread's
 ///   result is).
 public final class WatchedTree {
+    /// The events every watched directory is watched for. `IN_MODIFY` is
+    /// not acted on alone: it tells a reader that a file it read was being
+    /// written again (and `quiet` rules a listed file). (The benchmarks'
+    /// floors watch with it too: what a watcher of these events must wake for.)
+    public static let inotifyMask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF
+                                           | IN_MOVE_SELF | IN_MODIFY)
+
     /// Why a tree could not be watched.
     public struct StartError: Error, CustomStringConvertible, Sendable {
         public var description: String

@@ -1,6 +1,7 @@
 import CLinux
 import Foundation
 import LprojCommandLine
+import LprojWatch
 
 /// `lproj-bench crawl`: a big tree (5,000 .lproj directories, 50,000 tables)
 /// from start to ready, and the daemon's memory, beside a plain read of every file.
@@ -73,7 +74,7 @@ enum CrawlBenchmark {
     private static func watchAndRead(_ root: String, _ buffer: inout [UInt8]) {
         let inotify = inotify_init1(Int32(IN_CLOEXEC))
         defer { close(inotify) }
-        let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF | IN_MODIFY)
+        let mask = WatchedTree.inotifyMask
         var directories = [root]
         while let directory = directories.popLast() {
             _ = inotify_add_watch(inotify, directory, mask)
