@@ -173,10 +173,8 @@ int lproj_is_sealed_memory_file(int fd, uint64_t *size) {
     return (seals & needed) == needed && S_ISREG(info.st_mode);
 }
 
-long lproj_send_two(int socket, const void *first, size_t first_count, const void *second, size_t second_count) {
-    struct iovec vectors[2] = { { .iov_base = (void *)first, .iov_len = first_count }, { .iov_base = (void *)second, .iov_len = second_count } };
-    struct msghdr message = { .msg_iov = vectors, .msg_iovlen = 2 };
-    return sendmsg(socket, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+long lproj_send_now(int socket, const void *bytes, size_t count) {
+    return send(socket, bytes, count, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
 long lproj_send_with_descriptors(int socket, const void *bytes, size_t count, const int *fds, int fd_count) {

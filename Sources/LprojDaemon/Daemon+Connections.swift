@@ -35,7 +35,7 @@ extension Daemon {
                                           images: images, budget: descriptorBudget)
             clients[descriptor] = client
             bySession[session.id] = descriptor
-            session.writeNow = { first, second in lproj_send_two(descriptor, first.baseAddress, first.count, second.baseAddress, second.count) }
+            session.writeNow = { bytes in lproj_send_now(descriptor, bytes.baseAddress, bytes.count) }
             awaitingFirstRequest.append((descriptor, client.connected))
             add(descriptor, events: client.interest)
             core.log.debug("client connected: pid \(peer.pid), uid \(peer.uid)")

@@ -136,6 +136,8 @@ final class Publisher {
         var markedBody: [UInt8]?
         // Made for the first session that does not read everything (none, when every subscriber is root's or the daemon's).
         var gate: ReadAccess.EventGate??
+        // Each prefix's line made once: subscriptions alike share one, sent from one buffer to each.
+        var lines = AddressedLines(body: body)
         for (position, session) in sessions.enumerated() {
             // A thousand sessions are a thousand cold objects: each is asked for a few sessions ahead (the two lines
             // `Session` keeps what this loop reads in).
@@ -148,7 +150,7 @@ final class Publisher {
                 if gate == nil { gate = .some(readAccess.gate(for: scope)) }
                 if let made = gate!, !made.allows(session.peer) { continue }
             }
-            let (matched, dropped) = session.enqueueEvent(about: scope, body) {
+            let (matched, dropped) = session.enqueueEvent(about: scope, &lines) {
                 guard let image else { return nil }
                 if markedBody == nil { markedBody = try? Wire.eventBody(image.mark(event)) }
                 return markedBody.map { ($0, [image.table]) }

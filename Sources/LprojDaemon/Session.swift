@@ -27,14 +27,14 @@ final class Session {
     let queueLimit: Int
     /// What its user's connections hold together, nil for root and the daemon's own user.
     let share: UserShare?
-    /// Writes two runs of bytes to the client at once, where the shell gave
-    /// the session its socket; returns how many bytes went (0 when none
-    /// could, the failure left for the shell's next write to find). An
-    /// event for an empty queue goes this way, its prefix and the shared
-    /// body each from where they are: nothing is copied, and the first
-    /// subscriber does not wait for the rest to be queued. Nil (a core
-    /// driven in one process): every event is queued.
-    var writeNow: ((UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Int)?
+    /// Writes bytes to the client at once, where the shell gave the session
+    /// its socket; returns how many went (0 when none could, the failure
+    /// left for the shell's next write to find). An event for an empty
+    /// queue goes this way, the line its subscription's prefix shares with
+    /// every subscription alike (`AddressedLines`): nothing is copied, and
+    /// the first subscriber does not wait for the rest to be queued. Nil (a
+    /// core driven in one process): every event is queued.
+    var writeNow: ((UnsafeRawBufferPointer) -> Int)?
     /// Whether it reads every user's misses (root and the daemon's own user), not only its own user's.
     let readsEveryUser: Bool
     /// Set when a subscription is marked lagging, cleared when the lagging are taken: most flushes need not look.
@@ -115,16 +115,19 @@ final class Session {
     func enqueueEvent(_ body: [UInt8], for name: String) -> Bool {
         guard let index = subscriptions.index(forKey: name) else { return false }
         defer { account() }
-        return enqueueEvent(body, at: index, imaged: nil)
+        var lines = AddressedLines(body: body)
+        return enqueueEvent(&lines, at: index, imaged: nil)
     }
 
     /// Queues an event about `scope` for each subscription that matches it,
-    /// as `enqueueEvent(_:for:)` does: `body`, or for a subscription that
-    /// asked for images what `imaged` gives (the body that says an image
-    /// comes, and the image; nil when there is none). Returns whether any
-    /// matched and how many dropped it. (The fan-out's inner loop: each
-    /// subscription is read in place, not copied and looked up again by name.)
-    func enqueueEvent(about scope: Scope, _ body: [UInt8], imaged: () -> (body: [UInt8], images: [AttachedImage])?) -> (matched: Bool, dropped: Int) {
+    /// as `enqueueEvent(_:for:)` does: `lines`' body, or for a subscription
+    /// that asked for images what `imaged` gives (the body that says an
+    /// image comes, and the image; nil when there is none). Returns whether
+    /// any matched and how many dropped it. (The fan-out's inner loop: each
+    /// subscription is read in place, not copied and looked up again by name;
+    /// `lines` carries each prefix's line from one session to the next.)
+    func enqueueEvent(about scope: Scope, _ lines: inout AddressedLines,
+                      imaged: () -> (body: [UInt8], images: [AttachedImage])?) -> (matched: Bool, dropped: Int) {
         var matched = false
         var dropped = 0
         var index = subscriptions.startIndex
@@ -132,7 +135,7 @@ final class Session {
             if subscriptions.values[index].matches(scope, app: app, missReader: missReader) {
                 matched = true
                 let withImages = subscriptions.values[index].wantsImages ? imaged() : nil
-                if !enqueueEvent(body, at: index, imaged: withImages) { dropped += 1 }
+                if !enqueueEvent(&lines, at: index, imaged: withImages) { dropped += 1 }
             }
             subscriptions.formIndex(after: &index)
         }
@@ -140,9 +143,10 @@ final class Session {
         return (matched, dropped)
     }
 
-    /// Queues `body` for the subscription at `index`, or `imaged.body` with
-    /// its images attached (and `body` kept to go instead if they cannot).
-    private func enqueueEvent(_ body: [UInt8], at index: [String: Subscription].Index, imaged: (body: [UInt8], images: [AttachedImage])?) -> Bool {
+    /// Queues `lines`' body for the subscription at `index`, or `imaged.body`
+    /// with its images attached (and the body kept to go instead if they cannot).
+    private func enqueueEvent(_ lines: inout AddressedLines, at index: [String: Subscription].Index,
+                              imaged: (body: [UInt8], images: [AttachedImage])?) -> Bool {
         if subscriptions.values[index].lagging { return false }
         if isFull {
             subscriptions.values[index].lagging = true
@@ -151,6 +155,7 @@ final class Session {
         }
         let prefix = subscriptions.values[index].prefix
         if let imaged, !imaged.images.isEmpty {
+            let body = lines.body
             let start = output.count
             Wire.appendAddressed(imaged.body, prefix: prefix, to: &output)
             attachments.append(Attachment(offset: start, length: output.count - start, images: imaged.images) { _ in
@@ -160,20 +165,13 @@ final class Session {
             })
             return true
         }
+        let line = lines.line(for: prefix)
         if output.isEmpty, let writeNow {
-            let rest = Wire.afterPrefix(body)
-            let written = prefix.withUnsafeBytes { prefixBytes in
-                rest.withUnsafeBytes { restBytes in max(0, writeNow(prefixBytes, restBytes)) }
-            }
-            if written < prefix.count {
-                output += prefix[written...]
-                output += rest
-            } else {
-                output += rest.dropFirst(written - prefix.count)
-            }
+            let written = line.withUnsafeBytes { max(0, writeNow($0)) }
+            if written < line.count { output += line[written...] }
             return true
         }
-        Wire.appendAddressed(body, prefix: prefix, to: &output)
+        output += line
         return true
     }
 

@@ -33,14 +33,16 @@ final class DirectWriteTests: XCTestCase {
         var room: Int
         var taken: [UInt8] = []
         var calls = 0
+        /// Where each write's bytes were.
+        var addresses: [UnsafeRawPointer?] = []
 
         init(room: Int) { self.room = room }
 
-        func write(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Int {
+        func write(_ bytes: UnsafeRawBufferPointer) -> Int {
             calls += 1
-            let both = Array(first) + Array(second)
-            let count = min(room, both.count)
-            taken += both.prefix(count)
+            addresses.append(bytes.baseAddress.map(UnsafeRawPointer.init))
+            let count = min(room, bytes.count)
+            taken += bytes.prefix(count)
             room -= count
             return count
         }
@@ -56,7 +58,7 @@ final class DirectWriteTests: XCTestCase {
             let session = publisher.openSession()
             session.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil)
             let socket = FakeSocket(room: room)
-            session.writeNow = { socket.write($0, $1) }
+            session.writeNow = { socket.write($0) }
             sockets.append(socket)
             sessions.append(session)
         }
@@ -77,12 +79,37 @@ final class DirectWriteTests: XCTestCase {
         }
     }
 
+    /// Subscriptions alike (one filter, one prefix) are sent one line from
+    /// one buffer; another prefix gets a line of its own, and every client
+    /// gets the bytes queueing would have sent.
+    func testSubscriptionsAlikeAreSentOneBuffer() {
+        let publisher = publisher()
+        var sockets: [FakeSocket] = []
+        for name in ["s", "s", "other", "s"] {
+            let session = publisher.openSession()
+            session.subscriptions[name] = Subscription(name: name, bundle: nil, localizations: nil, tables: nil)
+            let socket = FakeSocket(room: .max)
+            session.writeNow = { socket.write($0) }
+            sockets.append(socket)
+        }
+        let queuedOnly = publisher.openSession()
+        queuedOnly.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil)
+        publisher.publish([changed("k", "v")])
+        let expected = String(decoding: queued(queuedOnly), as: UTF8.self)
+        XCTAssertEqual(sockets.map(\.calls), [1, 1, 1, 1])
+        XCTAssertEqual(sockets[0].addresses, sockets[1].addresses, "two sessions alike: one buffer")
+        XCTAssertEqual(sockets[0].addresses, sockets[3].addresses, "after another prefix's line, the first prefix's line again (made anew)")
+        XCTAssertNotEqual(sockets[0].addresses, sockets[2].addresses)
+        for index in [0, 1, 3] { XCTAssertEqual(String(decoding: sockets[index].taken, as: UTF8.self), expected) }
+        XCTAssertEqual(String(decoding: sockets[2].taken, as: UTF8.self), expected.replacingOccurrences(of: "{\"sub\":\"s\",", with: "{\"sub\":\"other\","))
+    }
+
     func testARepliesQueueIsNeverOvertakenAndImagesAreAlwaysQueued() {
         let publisher = publisher()
         let session = publisher.openSession()
         session.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil, images: true)
         let socket = FakeSocket(room: .max)
-        session.writeNow = { socket.write($0, $1) }
+        session.writeNow = { socket.write($0) }
         publisher.send(Array("{\"reply\":1}\n".utf8), to: session)
         publisher.publish([changed("k", "v")])
         XCTAssertEqual(socket.calls, 0, "a reply was queued first")
@@ -117,7 +144,7 @@ final class DirectWriteTests: XCTestCase {
         let session = publisher.openSession()
         session.subscriptions["s"] = Subscription(name: "s", bundle: nil, localizations: nil, tables: nil)
         let descriptor = pair[0]
-        session.writeNow = { lproj_send_two(descriptor, $0.baseAddress, $0.count, $1.baseAddress, $1.count) }
+        session.writeNow = { lproj_send_now(descriptor, $0.baseAddress, $0.count) }
         let count = 2_000
         for index in 0..<count {
             publisher.publish([changed("k\(index)", String(repeating: "x", count: index % 700))])

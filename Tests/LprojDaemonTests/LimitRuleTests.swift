@@ -88,7 +88,8 @@ final class LimitRuleTests: XCTestCase {
         session.enqueue(Array(#"{"id":1,"images":[{"table":"T"}],"ok":true}"#.utf8) + [0x0A], attaching: [image]) { reason in
             Array(#"{"id":1,"ok":false,"reason":"\#(reason)"}"#.utf8) + [0x0A]
         }
-        _ = session.enqueueEvent(about: .everyone, Array(#"{"event":"table-changed","x":1}"#.utf8) + [0x0A]) {
+        var addressed = AddressedLines(body: Array(#"{"event":"table-changed","x":1}"#.utf8) + [0x0A])
+        _ = session.enqueueEvent(about: .everyone, &addressed) {
             (Array(#"{"event":"table-changed","image":true,"x":1}"#.utf8) + [0x0A], [image])
         }
         session.enqueue(Array("{\"id\":2}\n".utf8))

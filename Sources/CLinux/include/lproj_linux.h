@@ -87,9 +87,9 @@ int lproj_sealed_memory_file(const char *name, const void *bytes, size_t count);
 /// Whether `fd` is a memory file sealed against writes, shrinking and
 /// growth (1), or not (0); its size in `size`. -1 with errno on failure.
 int lproj_is_sealed_memory_file(int fd, uint64_t *size);
-/// send() of `first` then `second` in one call, without blocking or
-/// SIGPIPE: the bytes written (possibly fewer than both), or -1 with errno.
-long lproj_send_two(int socket, const void *first, size_t first_count, const void *second, size_t second_count);
+/// send() of `bytes` without blocking or SIGPIPE: the bytes written
+/// (possibly fewer), or -1 with errno.
+long lproj_send_now(int socket, const void *bytes, size_t count);
 /// send() of `bytes` on a Unix socket with `fd_count` (at most
 /// LPROJ_MAX_DESCRIPTORS) descriptors attached: the bytes written, or -1 with errno.
 long lproj_send_with_descriptors(int socket, const void *bytes, size_t count, const int *fds, int fd_count);
