@@ -12,6 +12,8 @@ struct AddressedLines {
     let body: [UInt8]
     private var prefix: [UInt8]?
     private var line: [UInt8] = []
+    /// Every other prefix's line made so far (sessions of several kinds take turns).
+    private var others: [[UInt8]: [UInt8]] = [:]
 
     init(body: [UInt8]) {
         self.body = body
@@ -20,13 +22,17 @@ struct AddressedLines {
     /// `body` addressed with `prefix` (a prefix from `Wire.eventPrefix`).
     mutating func line(for prefix: [UInt8]) -> [UInt8] {
         // The same filter's prefix is the same array: compared by identity first, then by its few bytes.
-        if prefix != self.prefix {
+        if prefix == self.prefix { return line }
+        if let previous = self.prefix { others[previous] = line }
+        if let made = others[prefix] {
+            line = made
+        } else {
             var made: [UInt8] = []
             made.reserveCapacity(prefix.count + body.count)
             Wire.appendAddressed(body, prefix: prefix, to: &made)
             line = made
-            self.prefix = prefix
         }
+        self.prefix = prefix
         return line
     }
 }

@@ -98,7 +98,7 @@ final class DirectWriteTests: XCTestCase {
         let expected = String(decoding: queued(queuedOnly), as: UTF8.self)
         XCTAssertEqual(sockets.map(\.calls), [1, 1, 1, 1])
         XCTAssertEqual(sockets[0].addresses, sockets[1].addresses, "two sessions alike: one buffer")
-        XCTAssertEqual(sockets[0].addresses, sockets[3].addresses, "after another prefix's line, the first prefix's line again (made anew)")
+        XCTAssertEqual(sockets[0].addresses, sockets[3].addresses, "after another prefix's line, the first prefix's line again")
         XCTAssertNotEqual(sockets[0].addresses, sockets[2].addresses)
         for index in [0, 1, 3] { XCTAssertEqual(String(decoding: sockets[index].taken, as: UTF8.self), expected) }
         XCTAssertEqual(String(decoding: sockets[2].taken, as: UTF8.self), expected.replacingOccurrences(of: "{\"sub\":\"s\",", with: "{\"sub\":\"other\","))
