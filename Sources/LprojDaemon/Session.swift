@@ -31,8 +31,8 @@ final class Session {
     /// its socket; returns how many went (0 when none could, the failure
     /// left for the shell's next write to find). An event for an empty
     /// queue goes this way, the line its subscription's prefix shares with
-    /// every subscription alike (`AddressedLines`): nothing is copied, and
-    /// the first subscriber does not wait for the rest to be queued. Nil (a
+    /// every subscription alike (`AddressedLines`): nothing is copied per
+    /// subscriber, and the first does not wait for the rest to be queued. Nil (a
     /// core driven in one process): every event is queued.
     var writeNow: ((UnsafeRawBufferPointer) -> Int)?
     /// Whether it reads every user's misses (root and the daemon's own user), not only its own user's.
