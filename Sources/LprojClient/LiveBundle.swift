@@ -106,9 +106,6 @@ public final class LiveBundle: Sendable {
     /// Info.plist's region when the bundle has none on disk (a Foundation
     /// bundle's own, SwiftPM's `defaultLocalization`).
     init(path: String, app: String?, options: Options, developmentRegion: String?) throws(Failure) {
-        let runner = options.connects ? LiveConnection.Runner() : nil
-        var ran = false
-        defer { if !ran { runner?.run(nil) } }
         let absolute = PathText.absolute(path)
         // Links kept (a deploy's `current/Resources` is followed through its swaps), `..` resolved.
         var canonical = PathText.tidy(absolute)
@@ -124,6 +121,8 @@ public final class LiveBundle: Sendable {
         } catch {
             throw Failure(description: "cannot read bundle \(error)")
         }
+        // The connection's thread starts here, once nothing can fail, well before the first answer (`LiveConnection.Runner`).
+        let runner = options.connects ? LiveConnection.Runner() : nil
         self.path = canonical
         self.app = app
         let choice = LanguageChoice(app: app, environment: environment)
@@ -143,7 +142,6 @@ public final class LiveBundle: Sendable {
             connection = LiveConnection(core: core, bundle: canonical, app: app, transport: options.transport ?? .socket(options.socketPath),
                                         misses: reports ? misses : nil)
             if let connection, let runner { connection.start(on: runner) }
-            ran = true
         } else {
             connection = nil
         }

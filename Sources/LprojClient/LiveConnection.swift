@@ -64,8 +64,8 @@ final class LiveConnection: Sendable {
     }
 
     /// The connection's thread, started before the connection exists: a
-    /// `LiveBundle` starts it first thing, so that making it is not the
-    /// last thing its first call does. (A thread woken at the end of a
+    /// `LiveBundle` starts it as soon as its files are listed, so that
+    /// making it is not the last thing its first call does. (A thread woken at the end of a
     /// scheduler's slice lets the scheduler switch at once; when a
     /// service's workers start together, the switched-out worker then
     /// waits for all the others before its first answer.)
@@ -80,8 +80,8 @@ final class LiveConnection: Sendable {
             }
         }
 
-        /// Runs `connection` on the thread (nil: the thread ends). Call once.
-        func run(_ connection: LiveConnection?) {
+        /// Runs `connection` on the thread. Call once.
+        func run(_ connection: LiveConnection) {
             self.connection.withLock { $0 = connection }
             handed.signal()
         }

@@ -83,7 +83,7 @@ final class Session {
     /// requests; drop events).
     var isFull: Bool { queuedBytes + subscriptionBytes >= queueLimit || share?.isFull == true }
 
-    /// Counts in the user's share what this session holds now: its queue and its subscriptions.
+    /// Counts in the user's share what this session holds: its queue and its subscriptions.
     private func account() {
         guard let share else { return }
         let holding = queuedBytes + subscriptionBytes
