@@ -62,20 +62,29 @@ public struct BundleListing: Sendable {
 
     /// `localization`'s tables as its files are now, each composed from its
     /// layers (`TableLayers`), with the problems of the files read for them.
-    public func tables(of localization: String) -> (tables: [String: Table], diagnostics: [Diagnostic]) {
+    /// A table `published` gives (by name: lprojd's image of it, composed
+    /// as it serves it) is taken whole, and its files are not read.
+    public func tables(of localization: String, published: ((String) -> Table?)? = nil) -> (tables: [String: Table], diagnostics: [Diagnostic]) {
+        let files = (directories[localization] ?? []).flatMap { Self.tableFiles(in: $0, of: path, links: links, exclusions: exclusions) }
         var layers: [String: [(layer: TableLayers.Layer, table: Table)]] = [:]
-        var diagnostics: [Diagnostic] = []
-        var reader = TableFileReader(limits: limits)
-        for directory in directories[localization] ?? [] {
-            for file in Self.tableFiles(in: directory, of: path, links: links, exclusions: exclusions) {
-                guard let read = try? reader.read(path: file.path, links: links) else { continue }
-                diagnostics += read.diagnostics
-                guard !read.hasErrors, case .table(let table) = read.contents else { continue }
-                layers[file.table, default: []].append((file.layer, table))
+        for catalog in catalogs[localization] ?? [] { layers[catalog.table, default: []].append((.catalog, catalog.contents)) }
+        var taken: [String: Table] = [:]
+        if let published {
+            for name in Set(files.map(\.table)).union(layers.keys) {
+                guard let table = published(name) else { continue }
+                taken[name] = table
+                layers[name] = nil
             }
         }
-        for catalog in catalogs[localization] ?? [] { layers[catalog.table, default: []].append((.catalog, catalog.contents)) }
-        return (layers.compactMapValues(TableLayers.compose), diagnostics)
+        var diagnostics: [Diagnostic] = []
+        var reader = TableFileReader(limits: limits)
+        for file in files where taken[file.table] == nil {
+            guard let read = try? reader.read(path: file.path, links: links) else { continue }
+            diagnostics += read.diagnostics
+            guard !read.hasErrors, case .table(let table) = read.contents else { continue }
+            layers[file.table, default: []].append((file.layer, table))
+        }
+        return (layers.compactMapValues(TableLayers.compose).merging(taken) { $1 }, diagnostics)
     }
 
     /// The `.strings` and `.stringsdict` files of the `.lproj` directory

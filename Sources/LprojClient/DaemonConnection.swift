@@ -118,16 +118,13 @@ public final class DaemonConnection {
     /// path first would otherwise be told this process's misses and
     /// selections and show it their strings. Root trusts any (it chose the path).
     private static func distrust(of descriptor: Int32, path: String) -> String? {
-        let me = getuid()
-        guard me != 0 else { return nil }
-        var trusted: Set<UInt32> = [me, 0]
-        if let entry = getpwnam("lprojd") { trusted.insert(entry.pointee.pw_uid) }
+        guard getuid() != 0 else { return nil }
         var info = stat()
-        if lstat(path, &info) == 0, !trusted.contains(info.st_uid) {
+        if lstat(path, &info) == 0, !DaemonTrust.trusts(info.st_uid) {
             return "the socket belongs to user \(info.st_uid), not to you, root or lprojd: not trusted (another user may pose as lprojd)"
         }
         var pid: Int32 = 0, uid: UInt32 = 0, gid: UInt32 = 0
-        if lproj_peer_credentials(descriptor, &pid, &uid, &gid) == 0, !trusted.contains(uid) {
+        if lproj_peer_credentials(descriptor, &pid, &uid, &gid) == 0, !DaemonTrust.trusts(uid) {
             return "the daemon listening there runs as user \(uid) (pid \(pid)), not as you, root or lprojd: not trusted"
         }
         return nil

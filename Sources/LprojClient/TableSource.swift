@@ -19,31 +19,40 @@ struct TableSource: Sendable {
     /// What the source's copies share of how sharing went: the clock of the
     /// first images mapped, and whether the daemon is given a rest.
     let sharing: SharingState
+    /// The directory of the daemon's published images to read tables from
+    /// before their files (`PublishedImages`); nil: none.
+    let publishedImages: String?
 
     /// Lists the bundle at `path`.
     init(path: String, transport: DaemonTransport, sharesTables: Bool) throws(TableReadError) {
-        self.init(listing: try BundleListing(path: path), transport: transport, sharesTables: sharesTables, sharing: SharingState())
+        self.init(listing: try BundleListing(path: path), transport: transport, sharesTables: sharesTables, sharing: SharingState(),
+                  publishedImages: nil)
     }
 
-    /// The same bundle read from its files only: what a bundle's first
-    /// views read, so that a first lookup never waits on the daemon. The
-    /// connection's first subscription then reads again what they read,
-    /// from the images (it has no clock of them: its reply is fresh).
+    /// The same bundle read without asking the daemon: what a bundle's
+    /// first views read, so that a first lookup never waits on it — the
+    /// tables lprojd published when sharing is on (no round trip, nothing
+    /// parsed), else the files. The connection's first subscription then
+    /// reads again what they read, from the images (it has no clock of
+    /// them: its reply is fresh).
     func readingFiles() -> TableSource {
-        TableSource(listing: listing, transport: transport, sharesTables: false, sharing: sharing)
+        TableSource(listing: listing, transport: transport, sharesTables: false, sharing: sharing,
+                    publishedImages: sharesTables ? transport.publishedImages : nil)
     }
 
-    private init(listing: BundleListing, transport: DaemonTransport, sharesTables: Bool, sharing: SharingState) {
+    private init(listing: BundleListing, transport: DaemonTransport, sharesTables: Bool, sharing: SharingState, publishedImages: String?) {
         self.listing = listing
         self.transport = transport
         self.sharesTables = sharesTables
         self.sharing = sharing
+        self.publishedImages = publishedImages
     }
 
     /// The same source with the bundle listed again (localizations added or removed since).
     func relisted() -> TableSource {
-        (try? BundleListing(path: listing.path)).map { TableSource(listing: $0, transport: transport, sharesTables: sharesTables, sharing: sharing) }
-            ?? self
+        (try? BundleListing(path: listing.path)).map {
+            TableSource(listing: $0, transport: transport, sharesTables: sharesTables, sharing: sharing, publishedImages: publishedImages)
+        } ?? self
     }
 
     /// `localization`'s tables: shared images through `connection` (or a
@@ -57,8 +66,15 @@ struct TableSource: Sendable {
     /// image of is read from its files.
     func tables(of localizations: [String], on connection: DaemonConnection? = nil) -> [String: [String: Table]] {
         var result = sharesTables ? shared(localizations, on: connection) : [:]
+        let published = publishedImages.flatMap(PublishedImages.init(path:))
         for localization in localizations where result[localization] == nil {
-            result[localization] = listing.tables(of: localization).tables
+            result[localization] = listing.tables(of: localization, published: published.map { [listing, sharing] images in
+                { name in
+                    let table = images.table(bundle: listing.path, localization: localization, table: name)
+                    if table != nil { sharing.publishedTablesRead.add(1, ordering: .relaxed) }
+                    return table
+                }
+            }).tables
         }
         return result
     }
@@ -112,6 +128,8 @@ final class SharingState: Sendable {
     let firstClock = Mutex<Clock?>(nil)
     /// Until when the daemon is not asked for images (it did not answer in time).
     let quietUntil = Mutex<ContinuousClock.Instant?>(nil)
+    /// How many tables were read from the daemon's published images.
+    let publishedTablesRead = Atomic<Int>(0)
     /// How long a view waits for images before it reads the files.
     static let timeout = Duration.seconds(2)
     /// How long the daemon is then left alone.

@@ -90,6 +90,10 @@ public struct Configuration: Sendable, Equatable {
         public var group: Principal?
         /// Where `GET /metrics` is served over HTTP; nil: nowhere (the default).
         public var metricsListen: ListenAddress?
+        /// Whether images clients asked for are also published beside the
+        /// socket (`SocketPath.publishedImages`), for processes that start
+        /// later to read without asking (only tables every local user may read).
+        public var publishesImages = true
 
         /// The socket path to use: the configured one, else the default rule.
         public func resolvedPath(environment: [String: String]) -> String {

@@ -117,6 +117,12 @@ public enum ConfigurationFile {
             configuration.socket.mode = mode
         case ("Socket", "Group"):
             configuration.socket.group = value.isEmpty ? nil : try group(value)
+        case ("Socket", "PublishImages"):
+            switch value.lowercased() {
+            case "yes", "on", "true", "1": configuration.socket.publishesImages = true
+            case "no", "off", "false", "0": configuration.socket.publishesImages = false
+            default: throw ValueError("expected yes or no, not '\(value)'")
+            }
         case ("Socket", "MetricsListen"):
             guard !value.isEmpty else { configuration.socket.metricsListen = nil; break }
             guard let listen = Configuration.ListenAddress(value) else {

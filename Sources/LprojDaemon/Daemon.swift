@@ -146,6 +146,15 @@ public final class Daemon {
         }
         log.info("watching \(canonical.joined(separator: ", ")): \(tables.bundles.count) bundles, \(tables.served.count) tables, "
                  + "\(feed.tree.watchCount) directories; listening on \(listener.path)")
+        if configuration.socket.publishesImages && configuration.limits.sharedImages > 0 {
+            do throws(DaemonError) {
+                images.publisher = try ImagePublisher(path: SocketPath.publishedImages(socket: listener.path))
+                images.sources = { [tables] in tables.sources(of: $0) }
+                core.recordsChangedTables = true
+            } catch {
+                log.warning(error.description)
+            }
+        }
         let feed = self.feed
         core.treeStatus = { feed.status }
         descriptorBudget.settleRead = { [unowned self] in
@@ -264,6 +273,8 @@ public final class Daemon {
             }
             if held, !treeRead { feed.readBatch(into: core) }
             feed.dropMarkers(for: core)
+            // A published table that changed is published again (or withdrawn) in the turn that changed it.
+            if core.recordsChangedTables { images.republish(core.takeChangedTables()) { [tables = core.tables] in tables.served[$0] } }
             core.answerSyncs()
             core.releaseHolds(at: .now)
             core.answerWaits(at: .now)
@@ -338,6 +349,7 @@ public final class Daemon {
         if images.takeHandedOut() {
             images.trim(to: core.configuration.limits.sharedImages)
             core.counters["images-made"] = images.made
+            if let publisher = images.publisher { core.counters["images-published"] = publisher.made }
             if images.withheld > 0 { core.counters["images-withheld"] = images.withheld }
         }
         let owed = core.publisher.settleLagging(client.session)
@@ -380,6 +392,10 @@ public final class Daemon {
         lproj_epoll_remove(poller, listener.descriptor)
         listener.close()
         feed.close()
+        if let publisher = images.publisher {
+            publisher.removeAll()
+            rmdir(publisher.path)
+        }
         // Flush what clients are owed, for at most a second; a stuck client does not hold the exit.
         let deadline = ContinuousClock.now + .seconds(1)
         for client in clients.values {

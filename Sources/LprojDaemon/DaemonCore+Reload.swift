@@ -46,7 +46,8 @@ extension DaemonCore {
         pending.rules = .init(grace: new.watch.removalGrace, quiet: new.watch.quietPeriod)
         for warning in new.warnings() { log.warning("reload: \(warning)") }
         for (changed, what) in [(new.socket.path != configuration.socket.path || new.socket.mode != configuration.socket.mode
-                                  || new.socket.group != configuration.socket.group, "[Socket]"),
+                                  || new.socket.group != configuration.socket.group
+                                  || new.socket.publishesImages != configuration.socket.publishesImages, "[Socket]"),
                                 (new.state.directory != configuration.state.directory, "[State] Directory")] where changed {
             log.warning("reload: \(what) changed; it takes effect when lprojd restarts")
         }

@@ -66,6 +66,9 @@ public final class DaemonCore {
     var metricsURL: String?
     /// From the watcher reading a save's event to its change being published (`lprojd_publish_seconds`).
     var publishLatency = LatencyHistogram()
+    /// The tables changed since the shell last took them (`takeChangedTables`), recorded while this is true.
+    var recordsChangedTables = false
+    private var changedTables: [TableAddress] = []
     /// When the watcher read the oldest event whose change is not published yet.
     private var unpublishedSince: ContinuousClock.Instant?
     private var handlers = Handlers()
@@ -337,12 +340,21 @@ public final class DaemonCore {
             }
         }
         publisher.publish(changes) { [tables] in tables.served[$0] }
+        if recordsChangedTables {
+            for case .tableChanged(let address, _, _) in changes { changedTables.append(address) }
+        }
         publishGenerations(after: changes)
         if !changes.isEmpty, let since = unpublishedSince {
             publishLatency.record(.now - since)
             unpublishedSince = nil
         }
         for case .tableChanged(let address, let diff, false) in changes { resolveMisses(address, added: Set(diff.added.keys)) }
+    }
+
+    /// The tables changed since the last call (whose published images are stale).
+    func takeChangedTables() -> [TableAddress] {
+        defer { changedTables.removeAll() }
+        return changedTables
     }
 
     /// Checks the tables that changed again (`Checks`) and publishes each

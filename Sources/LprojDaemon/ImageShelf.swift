@@ -10,7 +10,10 @@ import LprojTables
 /// new image when next asked for; processes that mapped the old one keep
 /// it until they let it go. Holds at most its capacity
 /// (`[Limits] SharedImages=`) of descriptors: past it, the image asked
-/// for least recently is closed. Shell only: the core names the tables.
+/// for least recently is closed. An image made is also published
+/// (`ImagePublisher`) when a publisher is set, kept up to date as its
+/// table changes, and withdrawn when the image is closed.
+/// Shell only: the core names the tables.
 final class ImageShelf {
     private struct Kept {
         var table: Table
@@ -26,6 +29,10 @@ final class ImageShelf {
     private(set) var withheld: UInt64 = 0
     /// Whether descriptors were handed out since `takeHandedOut` last said so.
     private var handedOut = false
+    /// Where images made are published too (nil: nowhere).
+    var publisher: ImagePublisher?
+    /// The files the served table at an address is made from (what decides whether it may be published).
+    var sources: (TableAddress) -> [String] = { _ in [] }
 
     deinit {
         for image in kept.values { close(image.descriptor) }
@@ -47,10 +54,12 @@ final class ImageShelf {
                 descriptors.append(found.descriptor)
                 continue
             }
-            guard let descriptor = try? SharedTableImage.file(of: image.table) else { return nil }
+            let bytes = TableImage.encode(image.table)
+            guard let descriptor = try? SharedTableImage.file(holding: bytes) else { return nil }
             if let old = kept[image.address] { close(old.descriptor) }
             kept[image.address] = Kept(table: image.table, descriptor: descriptor, used: tick)
             made += 1
+            publisher?.publish(bytes, of: image.table, at: image.address, sources: sources(image.address))
             descriptors.append(descriptor)
         }
         return descriptors
@@ -68,6 +77,24 @@ final class ImageShelf {
         return handedOut
     }
 
+    /// Brings the published images of tables that changed up to date: the
+    /// table served there now is published in place of the old (unless an
+    /// event that carried its image did already), or the file is removed
+    /// when the table is gone or may no longer be published. A table once
+    /// asked for stays published across its changes.
+    func republish(_ addresses: some Sequence<TableAddress>, served: (TableAddress) -> Table?) {
+        guard let publisher, publisher.count > 0 else { return }
+        for address in addresses {
+            guard let published = publisher.table(at: address) else { continue }
+            guard let table = served(address) else {
+                publisher.withdraw(address)
+                continue
+            }
+            guard !published.isIdentical(to: table) else { continue }
+            if !publisher.publish(TableImage.encode(table), of: table, at: address, sources: sources(address)) { publisher.withdraw(address) }
+        }
+    }
+
     /// Closes the images asked for least recently until at most `capacity` are kept.
     func trim(to capacity: Int) {
         guard kept.count > capacity else { return }
@@ -75,6 +102,7 @@ final class ImageShelf {
         for (address, image) in oldest {
             close(image.descriptor)
             kept[address] = nil
+            publisher?.withdraw(address)
         }
     }
 }

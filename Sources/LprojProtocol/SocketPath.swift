@@ -13,6 +13,13 @@ public enum SocketPath {
         return fallbackDirectory(userID: userID) + "/lprojd.sock"
     }
 
+    /// Where the daemon listening at `socket` publishes the images clients
+    /// asked for (docs/PROTOCOL.md, "Published images"): the socket's path
+    /// with `.images` after it.
+    public static func publishedImages(socket: String) -> String {
+        socket + ".images"
+    }
+
     /// The private directory of the last resort, for a user with no runtime directory.
     public static func fallbackDirectory(userID: UInt32) -> String {
         "/tmp/lprojd-\(userID)"

@@ -248,7 +248,11 @@ public enum SharedTableImage {
     /// A memory file holding `table`'s image, sealed for good (nobody can
     /// write, shrink or grow it). The caller closes the descriptor.
     public static func file(of table: Table, name: String = "lprojd-table") throws(TableImage.Refusal) -> Int32 {
-        let image = TableImage.encode(table)
+        try file(holding: TableImage.encode(table), name: name)
+    }
+
+    /// A sealed memory file holding `image` (`TableImage.encode`'s bytes). The caller closes the descriptor.
+    public static func file(holding image: [UInt8], name: String = "lprojd-table") throws(TableImage.Refusal) -> Int32 {
         let descriptor = image.withUnsafeBytes { lproj_sealed_memory_file(name, $0.baseAddress, $0.count) }
         guard descriptor >= 0 else { throw TableImage.Refusal("cannot make a memory file: \(String(cString: strerror(errno)))") }
         return descriptor

@@ -37,6 +37,8 @@ enum WorkersBenchmark {
             Console.usage(command, UsageError("--workers, --keys, --rounds and --saves take positive numbers, --languages 4 to \(languages.count)"))
         }
         let daemon = DaemonUnderTest()
+        // A service's resources, as deployed: for every user to read (lprojd publishes only such tables' images).
+        chmod(daemon.directory, 0o755)
         for language in languages.prefix(languageCount) {
             let text = (0..<keys).map { "\"screen\($0 % 50).label_\($0)\" = \"\(language) text for label \($0) of the screen\";" }
             try? FileManager.default.createDirectory(atPath: daemon.root + "/App/\(language).lproj", withIntermediateDirectories: true)

@@ -1,0 +1,170 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLinux
+import LprojTables
+
+/// The images clients asked for, published as files in a directory beside
+/// the socket (`SocketPath.publishedImages`), so that a process starting
+/// later reads its first tables from them without a round trip
+/// (docs/PROTOCOL.md, "Published images").
+///
+/// The directory is open to every local user, so only a table every local
+/// user may read from its files is published: each file readable by
+/// others, every directory on its real path searchable by others, none
+/// with an access control list. The daemon holds an exclusive lock on the
+/// directory while it runs — a process trusts the files only while that
+/// lock is held, so the images of a daemon stopped or killed are never
+/// read — empties it when it starts, empties and removes it when it stops,
+/// and, in the loop turn that changes a published table, publishes the
+/// table served then in its place (or removes the file). Shell only.
+final class ImagePublisher {
+    /// The directory.
+    let path: String
+    private let directory: Int32
+    /// The file each published table is in, and the table it holds.
+    private var published: [TableAddress: (name: String, table: Table)] = [:]
+    /// The table in each file (two addresses whose names collide take turns).
+    private var byName: [String: TableAddress] = [:]
+    /// Files published since start (a `status` counter).
+    private(set) var made: UInt64 = 0
+
+    /// Opens the directory at `path` (made, mode 0755, when missing), locks
+    /// it and empties it. Throws when it is not a directory of this user's
+    /// — another user may have made it to pose as lprojd — or another
+    /// daemon holds it.
+    init(path: String) throws(DaemonError) {
+        var info = stat()
+        if lstat(path, &info) != 0 {
+            guard errno == ENOENT, mkdir(path, 0o755) == 0 || errno == EEXIST, lstat(path, &info) == 0 else {
+                throw DaemonError("cannot make \(path) for published images: \(String(cString: strerror(errno)))")
+            }
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw DaemonError("\(path) is not a directory: images are not published there (remove it)")
+        }
+        guard info.st_uid == geteuid() else {
+            throw DaemonError("\(path) belongs to user \(info.st_uid): images are not published there (another user may have made it to pose as lprojd; remove it)")
+        }
+        let directory = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard directory >= 0 else { throw DaemonError("cannot open \(path) for published images: \(String(cString: strerror(errno)))") }
+        var opened = stat()
+        // The directory checked is the one opened (not one swapped in between), and open to read for every user.
+        guard fstat(directory, &opened) == 0, opened.st_dev == info.st_dev, opened.st_ino == info.st_ino,
+              fchmod(directory, 0o755) == 0 else {
+            close(directory)
+            throw DaemonError("\(path) changed while it was opened: images are not published there")
+        }
+        // A client holds a shared lock for the moment it checks; another daemon would hold it for good.
+        var locked = false
+        for _ in 0..<200 {
+            if flock(directory, LOCK_EX | LOCK_NB) == 0 { locked = true; break }
+            guard errno == EWOULDBLOCK || errno == EINTR else { break }
+            usleep(5_000)
+        }
+        guard locked else {
+            close(directory)
+            throw DaemonError("\(path) is locked by another process (another lprojd?): images are not published there")
+        }
+        self.path = path
+        self.directory = directory
+        removeAll()
+    }
+
+    deinit {
+        close(directory)
+    }
+
+    /// How many tables are published.
+    var count: Int { published.count }
+
+    /// The table published for `address`, if any.
+    func table(at address: TableAddress) -> Table? {
+        published[address]?.table
+    }
+
+    /// Publishes `image` (`TableImage.encode`'s bytes) of `table`, served
+    /// at `address` and made from the files `sources` — unless one of them
+    /// is not for every user to read. Written whole under another name,
+    /// then renamed: a reader sees the old file or the new one. False when
+    /// it was not published (what was before stays).
+    @discardableResult
+    func publish(_ image: [UInt8], of table: Table, at address: TableAddress, sources: [String]) -> Bool {
+        guard !sources.isEmpty, sources.allSatisfy(Self.isReadableByAll) else { return false }
+        let name = PublishedImage.name(bundle: address.bundle, localization: address.localization, table: address.table)
+        let bytes = PublishedImage.encode(bundle: address.bundle, localization: address.localization, table: address.table, image: image)
+        let temporary = "." + name + ".tmp"
+        unlinkat(directory, temporary, 0)
+        let file = openat(directory, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard file >= 0 else { return false }
+        var written = 0
+        // The daemon's umask may be 0077: the mode is set, not asked for.
+        var good = fchmod(file, 0o644) == 0
+        while good, written < bytes.count {
+            let count = bytes.withUnsafeBytes { write(file, $0.baseAddress! + written, bytes.count - written) }
+            if count < 0, errno == EINTR { continue }
+            good = count > 0
+            written += max(count, 0)
+        }
+        good = close(file) == 0 && good
+        guard good, renameat(directory, temporary, directory, name) == 0 else {
+            unlinkat(directory, temporary, 0)
+            return false
+        }
+        if let other = byName[name], other != address { published[other] = nil }
+        published[address] = (name, table)
+        byName[name] = address
+        made += 1
+        return true
+    }
+
+    /// Removes the published image of the table at `address`, if any.
+    func withdraw(_ address: TableAddress) {
+        guard let name = published[address]?.name else { return }
+        published[address] = nil
+        byName[name] = nil
+        unlinkat(directory, name, 0)
+    }
+
+    /// Removes every file in the directory.
+    func removeAll() {
+        published.removeAll()
+        byName.removeAll()
+        let listing = dup(directory)
+        guard listing >= 0, let stream = fdopendir(listing) else {
+            if listing >= 0 { close(listing) }
+            return
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        for name in names { unlinkat(directory, name, 0) }
+    }
+
+    /// Whether every local user may read the file at `path`: a regular
+    /// file readable by others, on a real path whose every directory others
+    /// may search, with no access control list on any of them (one could
+    /// shut out a user the mode lets in).
+    static func isReadableByAll(_ path: String) -> Bool {
+        guard let resolved = realpath(path, nil) else { return false }
+        let real = String(cString: resolved)
+        free(resolved)
+        var info = stat()
+        guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & S_IROTH != 0, !hasAccessList(real) else { return false }
+        var directory = real
+        while let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")) {
+            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
+            guard stat(directory, &info) == 0, info.st_mode & S_IXOTH != 0, !hasAccessList(directory) else { return false }
+            if directory == "/" { break }
+        }
+        return true
+    }
+
+    private static func hasAccessList(_ path: String) -> Bool {
+        lproj_has_access_list(path) != 0
+    }
+}
