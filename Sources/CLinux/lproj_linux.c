@@ -163,10 +163,6 @@ int lproj_sealed_memory_file(const char *name, const void *bytes, size_t count) 
     return fd;
 }
 
-int lproj_has_access_list(const char *path) {
-    return getxattr(path, "system.posix_acl_access", NULL, 0) >= 0;
-}
-
 int lproj_is_sealed_memory_file(int fd, uint64_t *size) {
     int seals = fcntl(fd, F_GET_SEALS);
     if (seals < 0) return errno == EINVAL ? 0 : -1;

@@ -272,7 +272,7 @@ public struct Configuration: Sendable, Equatable {
         lines += watch.followLinksTo.map { "FollowLinksTo=\($0)" }
         lines += ["", "[Socket]", "Path=\(socket.resolvedPath(environment: environment))",
                   "Mode=0" + String(socket.mode, radix: 8), "Group=\(socket.group?.name ?? "")",
-                  "MetricsListen=\(socket.metricsListen?.description ?? "")",
+                  "MetricsListen=\(socket.metricsListen?.description ?? "")", "PublishImages=\(socket.publishesImages ? "yes" : "no")",
                   "", "[Access]", "AllowUsers=\(list(access.allowUsers))", "AllowGroups=\(list(access.allowGroups))",
                   "SelectUsers=\(list(access.selectUsers))", "SelectGroups=\(list(access.selectGroups))",
                   "", "[Limits]", "MaxTableBytes=\(limits.maximumTableBytes)", "MaxTableObjects=\(limits.maximumTableObjects)",

@@ -149,7 +149,7 @@ public final class Daemon {
         if configuration.socket.publishesImages && configuration.limits.sharedImages > 0 {
             do throws(DaemonError) {
                 images.publisher = try ImagePublisher(path: SocketPath.publishedImages(socket: listener.path))
-                images.sources = { [tables] in tables.sources(of: $0) }
+                images.mayPublish = { [access = core.publisher.readAccess] in access.allowsEveryone(table: $0) }
                 core.recordsChangedTables = true
             } catch {
                 log.warning(error.description)

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CLinux
 import LprojTables
 
 /// The images clients asked for, published as files in a directory beside
@@ -10,9 +9,8 @@ import LprojTables
 /// (docs/PROTOCOL.md, "Published images").
 ///
 /// The directory is open to every local user, so only a table every local
-/// user may read from its files is published: each file readable by
-/// others, every directory on its real path searchable by others, none
-/// with an access control list. The daemon holds an exclusive lock on the
+/// user may read from its files is published (`ReadAccess.allowsEveryone`,
+/// which the shelf asks first). The daemon holds an exclusive lock on the
 /// directory while it runs — a process trusts the files only while that
 /// lock is held, so the images of a daemon stopped or killed are never
 /// read — empties it when it starts, empties and removes it when it stops,
@@ -84,13 +82,11 @@ final class ImagePublisher {
     }
 
     /// Publishes `image` (`TableImage.encode`'s bytes) of `table`, served
-    /// at `address` and made from the files `sources` — unless one of them
-    /// is not for every user to read. Written whole under another name,
-    /// then renamed: a reader sees the old file or the new one. False when
-    /// it was not published (what was before stays).
+    /// at `address`. Written whole under another name, then renamed: a
+    /// reader sees the old file or the new one. False when it could not be
+    /// written (what was before stays).
     @discardableResult
-    func publish(_ image: [UInt8], of table: Table, at address: TableAddress, sources: [String]) -> Bool {
-        guard !sources.isEmpty, sources.allSatisfy(Self.isReadableByAll) else { return false }
+    func publish(_ image: [UInt8], of table: Table, at address: TableAddress) -> Bool {
         let name = PublishedImage.name(bundle: address.bundle, localization: address.localization, table: address.table)
         let bytes = PublishedImage.encode(bundle: address.bundle, localization: address.localization, table: address.table, image: image)
         let temporary = "." + name + ".tmp"
@@ -143,28 +139,5 @@ final class ImagePublisher {
             if name != ".", name != ".." { names.append(name) }
         }
         for name in names { unlinkat(directory, name, 0) }
-    }
-
-    /// Whether every local user may read the file at `path`: a regular
-    /// file readable by others, on a real path whose every directory others
-    /// may search, with no access control list on any of them (one could
-    /// shut out a user the mode lets in).
-    static func isReadableByAll(_ path: String) -> Bool {
-        guard let resolved = realpath(path, nil) else { return false }
-        let real = String(cString: resolved)
-        free(resolved)
-        var info = stat()
-        guard stat(real, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_mode & S_IROTH != 0, !hasAccessList(real) else { return false }
-        var directory = real
-        while let slash = directory.utf8.lastIndex(of: UInt8(ascii: "/")) {
-            directory = slash == directory.startIndex ? "/" : String(directory[..<slash])
-            guard stat(directory, &info) == 0, info.st_mode & S_IXOTH != 0, !hasAccessList(directory) else { return false }
-            if directory == "/" { break }
-        }
-        return true
-    }
-
-    private static func hasAccessList(_ path: String) -> Bool {
-        lproj_has_access_list(path) != 0
     }
 }

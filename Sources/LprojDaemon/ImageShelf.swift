@@ -31,8 +31,8 @@ final class ImageShelf {
     private var handedOut = false
     /// Where images made are published too (nil: nowhere).
     var publisher: ImagePublisher?
-    /// The files the served table at an address is made from (what decides whether it may be published).
-    var sources: (TableAddress) -> [String] = { _ in [] }
+    /// Whether the table at an address may be published: every local user could read it from its files.
+    var mayPublish: (TableAddress) -> Bool = { _ in false }
 
     deinit {
         for image in kept.values { close(image.descriptor) }
@@ -59,7 +59,7 @@ final class ImageShelf {
             if let old = kept[image.address] { close(old.descriptor) }
             kept[image.address] = Kept(table: image.table, descriptor: descriptor, used: tick)
             made += 1
-            publisher?.publish(bytes, of: image.table, at: image.address, sources: sources(image.address))
+            if let publisher, mayPublish(image.address) { publisher.publish(bytes, of: image.table, at: image.address) }
             descriptors.append(descriptor)
         }
         return descriptors
@@ -91,7 +91,7 @@ final class ImageShelf {
                 continue
             }
             guard !published.isIdentical(to: table) else { continue }
-            if !publisher.publish(TableImage.encode(table), of: table, at: address, sources: sources(address)) { publisher.withdraw(address) }
+            if !mayPublish(address) || !publisher.publish(TableImage.encode(table), of: table, at: address) { publisher.withdraw(address) }
         }
     }
 

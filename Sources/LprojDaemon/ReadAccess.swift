@@ -65,6 +65,15 @@ final class ReadAccess {
         allows(session, .table(bundle: address.bundle, localization: address.localization, table: address.table))
     }
 
+    /// Whether every local user could read the table at `address` — each
+    /// step's others' bits grant it and no ACL names anyone —, so that it
+    /// may be given to processes the daemon never sees (published images).
+    func allowsEveryone(table address: TableAddress) -> Bool {
+        guard let requirement = Self.requirement(of: .table(bundle: address.bundle, localization: address.localization, table: address.table)),
+              let chain = chain(requirement) else { return false }
+        return chain.allSatisfy { $0.permissions.grantsEveryone($0.wanted) }
+    }
+
     /// The decisions for one event: its permissions read once (on the first
     /// peer that asks), each identity decided once.
     final class EventGate {

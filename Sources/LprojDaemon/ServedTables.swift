@@ -303,29 +303,18 @@ final class ServedTables {
 
     /// The served table at `address` from its files' last good contents.
     private func compose(_ address: TableAddress) -> Table? {
-        TableLayers.compose(layers(of: address).map { ($0.layer, $0.table) })
-    }
-
-    /// The files the served table at `address` is made from (their last good contents).
-    func sources(of address: TableAddress) -> [String] {
-        layers(of: address).map(\.path)
-    }
-
-    /// The layers of the table at `address` whose files have good contents, with each file's path.
-    private func layers(of address: TableAddress) -> [(layer: TableLayers.Layer, table: Table, path: String)] {
         let lproj = "\(address.bundle)/\(address.localization).lproj/\(address.table)"
-        var layers: [(layer: TableLayers.Layer, table: Table, path: String)] = []
-        if case .table(let table)? = files[ExactName(lproj + ".strings")]?.lastGood { layers.append((.strings, table, lproj + ".strings")) }
+        var layers: [(layer: TableLayers.Layer, table: Table)] = []
+        if case .table(let table)? = files[ExactName(lproj + ".strings")]?.lastGood { layers.append((.strings, table)) }
         if fileCounts[.stringsdict] > 0, case .table(let table)? = files[ExactName(lproj + ".stringsdict")]?.lastGood {
-            layers.append((.stringsdict, table, lproj + ".stringsdict"))
+            layers.append((.stringsdict, table))
         }
-        if fileCounts[.xcstrings] > 0 {
-            let catalog = address.bundle + "/" + address.table + ".xcstrings"
-            if case .catalog(let tables)? = files[ExactName(catalog)]?.lastGood, let table = tables.tables[address.localization] {
-                layers.append((.catalog, table, catalog))
-            }
+        if fileCounts[.xcstrings] > 0,
+           case .catalog(let tables)? = files[ExactName(address.bundle + "/" + address.table + ".xcstrings")]?.lastGood,
+           let table = tables.tables[address.localization] {
+            layers.append((.catalog, table))
         }
-        return layers
+        return TableLayers.compose(layers)
     }
 
     /// Where a path sits, when it is a table file (`TablePlace.of`).

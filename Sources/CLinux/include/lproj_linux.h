@@ -87,9 +87,6 @@ int lproj_sealed_memory_file(const char *name, const void *bytes, size_t count);
 /// Whether `fd` is a memory file sealed against writes, shrinking and
 /// growth (1), or not (0); its size in `size`. -1 with errno on failure.
 int lproj_is_sealed_memory_file(int fd, uint64_t *size);
-
-/// 1 when the file at `path` (links followed) has a POSIX access control list, 0 when not (or its filesystem has none).
-int lproj_has_access_list(const char *path);
 /// send() of `bytes` without blocking or SIGPIPE: the bytes written
 /// (possibly fewer), or -1 with errno.
 long lproj_send_now(int socket, const void *bytes, size_t count);
