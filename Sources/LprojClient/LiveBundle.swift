@@ -93,11 +93,11 @@ public final class LiveBundle: Sendable {
     private let connection: LiveConnection?
 
     /// Lists the bundle at `path` and reads the localizations the active
-    /// language needs from the files (the others when a view first needs
-    /// them). Then (unless `options.connects` is false) follows lprojd in
-    /// the background: once connected, what was read is read again from
-    /// lprojd's shared images when it serves the bundle, and so is what
-    /// views need later.
+    /// language needs (the others when a view first needs them) from the
+    /// files, or from the images a running lprojd published. Then (unless
+    /// `options.connects` is false) follows lprojd in the background: once
+    /// connected, what was read is read again from lprojd's shared images
+    /// when it serves the bundle, and so is what views need later.
     public convenience init(path: String, app: String? = nil, options: Options = Options()) throws(Failure) {
         try self.init(path: path, app: app, options: options, developmentRegion: nil)
     }
@@ -128,10 +128,10 @@ public final class LiveBundle: Sendable {
         let choice = LanguageChoice(app: app, environment: environment)
         let reports = options.connects && options.reportsMisses && !Self.missesSwitchedOff(environment)
         let misses = options.recordsMisses || reports ? MissLog() : nil
-        // The first views read the files, even when lprojd shares images: parsing what a view needs costs less than a
-        // round trip to a daemon that may be busy with every other process starting at once. Connected, the bundle reads
-        // what they read again, from the images (`LiveConnection`: its first subscription is fresh).
-        core = LiveCore(snapshot: LiveSnapshot(tables: LiveCore.localizations(of: source.readingFiles()), selection: choice.load(),
+        // The first views never ask lprojd: parsing what a view needs costs less than a round trip to a daemon that may be
+        // busy with every other process starting at once, and mapping what it published costs less than parsing. Connected,
+        // the bundle reads what they read again, from the images (`LiveConnection`: its first subscription is fresh).
+        core = LiveCore(snapshot: LiveSnapshot(tables: LiveCore.localizations(of: source.withoutAsking()), selection: choice.load(),
                                                systemPreferences: SystemLanguages.preferences(environment: environment),
                                                development: options.development.map(DevelopmentChoice.named)
                                                    ?? .bundle(region: DevelopmentLocalization.region(ofBundleAt: canonical) ?? developmentRegion),

@@ -35,7 +35,7 @@ struct TableSource: Sendable {
     /// parsed), else the files. The connection's first subscription then
     /// reads again what they read, from the images (it has no clock of
     /// them: its reply is fresh).
-    func readingFiles() -> TableSource {
+    func withoutAsking() -> TableSource {
         TableSource(listing: listing, transport: transport, sharesTables: false, sharing: sharing,
                     publishedImages: sharesTables ? transport.publishedImages : nil)
     }
