@@ -395,6 +395,15 @@ enum WorkersBenchmark {
                      + "(\(Measure.format(median(of: shared) / floorMedian, 2))× the floor's median); sharing off \(saves(unshared)) "
                      + "(\(Measure.format(median(of: unshared) / floorMedian, 2))×); floor (the save seen with inotify, a line to each "
                      + "worker) \(saves(whole))")
+        // The first round's workers start before any process asked lprojd for images: none is published yet.
+        if let sharedRounds = results[.shared], let fileRounds = results[.files], sharedRounds.count > 1 {
+            func ratio(_ rounds: ArraySlice<Round>) -> String {
+                let images = median(sharedRounds[rounds.indices].flatMap(\.firstLookupSeconds)), files = median(fileRounds[rounds.indices].flatMap(\.firstLookupSeconds))
+                return "\(Measure.format(images * 1000, 2)) ms against the files' \(Measure.format(files * 1000, 2)) ms (\(Measure.format(images / files, 3))×)"
+            }
+            lines.append("  first lookup with lprojd's images: first round (nothing published yet) \(ratio(sharedRounds.prefix(1))); "
+                         + "later rounds (mapping what lprojd published) \(ratio(sharedRounds.dropFirst()))")
+        }
         lines.append("  lprojd's CPU while the workers started: images \(Measure.format(shared.daemonSeconds * 1000, 0)) ms, "
                      + "sharing off \(Measure.format(unshared.daemonSeconds * 1000, 0)) ms")
         let met = shared.ownPerWorkerBytes <= 1_048_576 && shared.firstLookupMedianSeconds <= 0.2 * whole.firstLookupMedianSeconds
@@ -408,13 +417,18 @@ enum WorkersBenchmark {
 
         Generates a bundle of N localizations (default 50) of N keys (default
         2,000) and starts a real lprojd on it; then, in each of --rounds rounds
-        (default 3), starts --workers processes (default 16) at once three
+        (default 3), starts --workers processes (default 16) at once four
         ways: each parsing the whole bundle (the floor), LiveBundle reading
         from the files only what its views need (no daemon), LiveBundle
         following lprojd with sharing off, and LiveBundle mapping lprojd's
-        shared images. Every worker serves the first --serves (default
-        4) of fr, de, ja, es, it, pt-BR, ko, ru: fr its own language, the
-        others through a request's view each. Prints the median first lookup from a worker's start, its Pss
+        shared images (its first views map the images lprojd published for
+        the workers of the rounds before; the first round's find none).
+        The bundle's directories are for every user to read, as deployed
+        resources are (lprojd publishes only such tables). Every worker
+        serves the first --serves (default 4) of fr, de, ja, es, it, pt-BR,
+        ko, ru: fr its own language, the others through a request's view
+        each. Prints the median first lookup from a worker's start (with
+        images: also the first round's and the later rounds'), its Pss
         and own (private) memory grown while reading its tables (from
         /proc/PID/smaps_rollup, all workers running), lookups in its tables
         (one worker at a time), and, following lprojd, --saves saves a round
