@@ -395,13 +395,13 @@ enum WorkersBenchmark {
                      + "(\(Measure.format(median(of: shared) / floorMedian, 2))× the floor's median); sharing off \(saves(unshared)) "
                      + "(\(Measure.format(median(of: unshared) / floorMedian, 2))×); floor (the save seen with inotify, a line to each "
                      + "worker) \(saves(whole))")
-        // The first round's workers start before any process asked lprojd for images: none is published yet.
+        // The first round's workers start before any process asked lprojd for images (the first to connect publish them).
         if let sharedRounds = results[.shared], let fileRounds = results[.files], sharedRounds.count > 1 {
             func ratio(_ rounds: ArraySlice<Round>) -> String {
                 let images = median(sharedRounds[rounds.indices].flatMap(\.firstLookupSeconds)), files = median(fileRounds[rounds.indices].flatMap(\.firstLookupSeconds))
                 return "\(Measure.format(images * 1000, 2)) ms against the files' \(Measure.format(files * 1000, 2)) ms (\(Measure.format(images / files, 3))×)"
             }
-            lines.append("  first lookup with lprojd's images: first round (nothing published yet) \(ratio(sharedRounds.prefix(1))); "
+            lines.append("  first lookup with lprojd's images: first round (lprojd published nothing before it) \(ratio(sharedRounds.prefix(1))); "
                          + "later rounds (mapping what lprojd published) \(ratio(sharedRounds.dropFirst()))")
         }
         lines.append("  lprojd's CPU while the workers started: images \(Measure.format(shared.daemonSeconds * 1000, 0)) ms, "
