@@ -39,6 +39,8 @@ extension Daemon {
         }
         Self.raiseDescriptorLimit(to: new.limits.descriptorsNeeded)
         descriptorBudget.limit = Self.descriptorLimit
+        // Images switched off: what was published goes too (publishing resumes when they are switched on again).
+        if new.limits.sharedImages == 0 { images.publisher?.removeAll() }
         let changes = core.apply(new, roots: newRoots, polled: Self.polledRoots(newRoots, configuration: new, log: core.log))
         feed.follow(changes, of: core)
         // Who may no longer connect is told so and let go: a reload that takes a user out of [Access] ends its access now.

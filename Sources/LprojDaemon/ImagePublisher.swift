@@ -27,10 +27,11 @@ final class ImagePublisher {
     /// Files published since start (a `status` counter).
     private(set) var made: UInt64 = 0
 
-    /// Opens the directory at `path` (made, mode 0755, when missing), locks
-    /// it and empties it. Throws when it is not a directory of this user's
-    /// — another user may have made it to pose as lprojd — or another
-    /// daemon holds it.
+    /// Opens the directory at `path` (made when missing), locks it, empties
+    /// it and makes it mode 0755. Throws when it is not a directory of this
+    /// user's — another user may have made it to pose as lprojd —, holds
+    /// anything but images (it is someone's directory: it is not opened to
+    /// every user), or another daemon holds it.
     init(path: String) throws(DaemonError) {
         var info = stat()
         if lstat(path, &info) != 0 {
@@ -47,9 +48,8 @@ final class ImagePublisher {
         let directory = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard directory >= 0 else { throw DaemonError("cannot open \(path) for published images: \(String(cString: strerror(errno)))") }
         var opened = stat()
-        // The directory checked is the one opened (not one swapped in between), and open to read for every user.
-        guard fstat(directory, &opened) == 0, opened.st_dev == info.st_dev, opened.st_ino == info.st_ino,
-              fchmod(directory, 0o755) == 0 else {
+        // The directory checked is the one opened (not one swapped in between).
+        guard fstat(directory, &opened) == 0, opened.st_dev == info.st_dev, opened.st_ino == info.st_ino else {
             close(directory)
             throw DaemonError("\(path) changed while it was opened: images are not published there")
         }
@@ -63,6 +63,15 @@ final class ImagePublisher {
         guard locked else {
             close(directory)
             throw DaemonError("\(path) is locked by another process (another lprojd?): images are not published there")
+        }
+        if let other = Self.names(in: directory).first(where: { !Self.isImage($0) }) {
+            close(directory)
+            throw DaemonError("\(path) holds \(other), which lprojd did not put there: images are not published there")
+        }
+        // Open to read for every user (a umask, or systemd's RuntimeDirectoryMode=, may have made it private).
+        guard fchmod(directory, 0o755) == 0 else {
+            close(directory)
+            throw DaemonError("cannot make \(path) readable for every user: \(String(cString: strerror(errno)))")
         }
         self.path = path
         self.directory = directory
@@ -122,14 +131,24 @@ final class ImagePublisher {
         unlinkat(directory, name, 0)
     }
 
-    /// Removes every file in the directory.
+    /// Removes every published image and every unfinished one.
     func removeAll() {
         published.removeAll()
         byName.removeAll()
+        for name in Self.names(in: directory) where Self.isImage(name) { unlinkat(directory, name, 0) }
+    }
+
+    /// Whether `name` is a published image's, or one being written.
+    private static func isImage(_ name: String) -> Bool {
+        name.hasSuffix(PublishedImage.suffix) || (name.hasPrefix(".") && name.hasSuffix(PublishedImage.suffix + ".tmp"))
+    }
+
+    /// The names in the directory open at `directory` (not `.` and `..`).
+    private static func names(in directory: Int32) -> [String] {
         let listing = dup(directory)
         guard listing >= 0, let stream = fdopendir(listing) else {
             if listing >= 0 { close(listing) }
-            return
+            return []
         }
         defer { closedir(stream) }
         rewinddir(stream)
@@ -138,6 +157,6 @@ final class ImagePublisher {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             if name != ".", name != ".." { names.append(name) }
         }
-        for name in names { unlinkat(directory, name, 0) }
+        return names
     }
 }

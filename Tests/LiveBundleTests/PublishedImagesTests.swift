@@ -140,6 +140,41 @@ final class PublishedImagesTests: XCTestCase {
         XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Planted")
     }
 
+    /// A directory of the daemon's own user that holds anything but images
+    /// is someone's: it is left as it is, and nothing is published in it.
+    func testADirectoryOfTheDaemonsUserHoldingOtherFilesIsLeftAlone() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        XCTAssertEqual(mkdir(published, 0o700), 0)
+        try Data("mine".utf8).write(to: URL(fileURLWithPath: published + "/notes.txt"))
+        try Data("old".utf8).write(to: URL(fileURLWithPath: published + "/0123456789abcdef.image"))
+        try daemon.start()
+        XCTAssertTrue(daemon.log.contains("holds notes.txt, which lprojd did not put there"), daemon.log)
+        _ = try daemon.connect().images(Images(bundle: daemon.root + "/App"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: published).sorted(), ["0123456789abcdef.image", "notes.txt"])
+        var info = stat()
+        XCTAssertEqual(stat(published, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o700, "not opened to every user")
+        XCTAssertEqual(daemon.stop(), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: published + "/notes.txt"), "nor removed at the stop")
+        try FileManager.default.removeItem(atPath: published)
+        try daemon.start()
+    }
+
+    func testSwitchingImagesOffByAReloadRemovesWhatWasPublished() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try DaemonProcess(config: "[Limits]\nSharedImages=8\n")
+        XCTAssertEqual(chmod(daemon.directory, 0o755), 0)
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
+        try daemon.start()
+        _ = try daemon.connect().images(Images(bundle: daemon.root + "/App"))
+        XCTAssertEqual(try imageFiles().count, 1)
+        try daemon.rewriteConfig("[Limits]\nSharedImages=0\n")
+        daemon.signal(SIGHUP)
+        let tool = try daemon.connect()
+        try awaitCondition { (try? tool.send(Images(bundle: self.daemon.root + "/App"))) == nil }
+        XCTAssertEqual(try imageFiles(), [])
+    }
+
     /// In the daemon's own directory, a file that is not the daemon's image
     /// of the table asked for is not read, and the bundle reads the table's file.
     func testAFileThatIsNotTheDaemonsImageOfTheTableIsNotRead() throws {
