@@ -161,11 +161,7 @@ final class PublishedImagesTests: XCTestCase {
     }
 
     func testSwitchingImagesOffByAReloadRemovesWhatWasPublished() throws {
-        XCTAssertEqual(daemon.stop(), 0)
-        daemon = try DaemonProcess(config: "[Limits]\nSharedImages=8\n")
-        XCTAssertEqual(chmod(daemon.directory, 0o755), 0)
-        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
-        try daemon.start()
+        try restart(config: "[Limits]\nSharedImages=8\n")
         _ = try daemon.connect().images(Images(bundle: daemon.root + "/App"))
         XCTAssertEqual(try imageFiles().count, 1)
         try daemon.rewriteConfig("[Limits]\nSharedImages=0\n")
@@ -214,11 +210,7 @@ final class PublishedImagesTests: XCTestCase {
     }
 
     func testPublishingCanBeSwitchedOff() throws {
-        XCTAssertEqual(daemon.stop(), 0)
-        daemon = try DaemonProcess(config: "[Socket]\nPublishImages=no\n")
-        XCTAssertEqual(chmod(daemon.directory, 0o755), 0)
-        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
-        try daemon.start()
+        try restart(config: "[Socket]\nPublishImages=no\n")
         XCTAssertEqual(try daemon.connect().images(Images(bundle: daemon.root + "/App")).tables.count, 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: published))
         XCTAssertEqual(daemon.stop(), 0)
@@ -230,6 +222,15 @@ final class PublishedImagesTests: XCTestCase {
     }
 
     // MARK: - Helpers
+
+    /// The daemon stopped, and another started with `config` on a bundle of fr alone, for every user to read.
+    private func restart(config: String) throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        daemon = try DaemonProcess(config: config)
+        XCTAssertEqual(chmod(daemon.directory, 0o755), 0)
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Accueil\";\n")
+        try daemon.start()
+    }
 
     private func make(language: String) throws -> LiveBundle {
         var options = LiveBundle.Options()
