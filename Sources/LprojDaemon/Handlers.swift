@@ -40,6 +40,9 @@ struct Handlers {
             }
             return
         }
+        // A plain request is read in one pass (`Wire.scannedHeader`: JSON, read as the general path reads it), not parsed
+        // twice before its fields are; anything else through the general path, which explains what is wrong.
+        if let header = Wire.scannedHeader(of: line), let run = table[header.op] { return run(core, session, header.id, line) }
         switch Wire.header(of: line) {
         case .failure(let failure):
             core.fail(failure.error, to: failure.id, on: session)
