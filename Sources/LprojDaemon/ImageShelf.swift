@@ -59,7 +59,10 @@ final class ImageShelf {
             if let old = kept[image.address] { close(old.descriptor) }
             kept[image.address] = Kept(table: image.table, descriptor: descriptor, used: tick)
             made += 1
-            if let publisher, mayPublish(image.address) { publisher.publish(bytes, of: image.table, at: image.address) }
+            // What cannot be published (any more) must not stay published as it was.
+            if let publisher, !mayPublish(image.address) || !publisher.publish(bytes, of: image.table, at: image.address) {
+                publisher.withdraw(image.address)
+            }
             descriptors.append(descriptor)
         }
         return descriptors
