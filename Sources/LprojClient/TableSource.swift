@@ -37,7 +37,7 @@ struct TableSource: Sendable {
     /// them: its reply is fresh).
     func withoutAsking() -> TableSource {
         TableSource(listing: listing, transport: transport, sharesTables: false, sharing: sharing,
-                    publishedImages: sharesTables ? transport.publishedImages : nil)
+                    publishedImages: sharesTables ? transport.publishedImages() : nil)
     }
 
     private init(listing: BundleListing, transport: DaemonTransport, sharesTables: Bool, sharing: SharingState, publishedImages: String?) {
