@@ -59,10 +59,7 @@ final class ImageShelf {
             if let old = kept[image.address] { close(old.descriptor) }
             kept[image.address] = Kept(table: image.table, descriptor: descriptor, used: tick)
             made += 1
-            // What cannot be published (any more) must not stay published as it was.
-            if let publisher, !mayPublish(image.address) || !publisher.publish(bytes, of: image.table, at: image.address) {
-                publisher.withdraw(image.address)
-            }
+            publish(bytes, of: image.table, at: image.address)
             descriptors.append(descriptor)
         }
         return descriptors
@@ -94,8 +91,15 @@ final class ImageShelf {
                 continue
             }
             guard !published.isIdentical(to: table) else { continue }
-            if !mayPublish(address) || !publisher.publish(TableImage.encode(table), of: table, at: address) { publisher.withdraw(address) }
+            publish(TableImage.encode(table), of: table, at: address)
         }
+    }
+
+    /// Publishes `image` of `table` at `address` when a publisher is set;
+    /// what cannot be published (any more) does not stay published as it was.
+    private func publish(_ image: [UInt8], of table: Table, at address: TableAddress) {
+        guard let publisher else { return }
+        if !mayPublish(address) || !publisher.publish(image, of: table, at: address) { publisher.withdraw(address) }
     }
 
     /// Closes the images asked for least recently until at most `capacity` are kept.
