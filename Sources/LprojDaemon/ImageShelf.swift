@@ -78,10 +78,10 @@ final class ImageShelf {
     }
 
     /// Brings the published images of tables that changed up to date: the
-    /// table served there now is published in place of the old (unless an
-    /// event that carried its image did already), or the file is removed
-    /// when the table is gone or may no longer be published. A table once
-    /// asked for stays published across its changes.
+    /// table `served` gives for the address is published in place of the
+    /// old (unless an event that carried its image did already), or the
+    /// file is removed when there is none or it may not be published. A
+    /// table once asked for stays published across its changes.
     func republish(_ addresses: some Sequence<TableAddress>, served: (TableAddress) -> Table?) {
         guard let publisher, publisher.count > 0 else { return }
         for address in addresses {
