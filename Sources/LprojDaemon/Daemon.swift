@@ -32,6 +32,8 @@ public final class Daemon {
     var clients: [Int32: ClientConnection] = [:]
     /// The table images clients map (`images`), shared between them.
     let images = ImageShelf()
+    /// What is published, kept for the next start (nothing kept until the publisher is set).
+    private var publishedAddresses = PublishedAddresses(stateDirectory: nil, limit: 0)
     /// What may be in flight to clients as descriptors (the kernel's limit is this process's).
     let descriptorBudget: DescriptorBudget
     let feed: TreeFeed
@@ -151,6 +153,12 @@ public final class Daemon {
                 images.publisher = try ImagePublisher(path: SocketPath.publishedImages(socket: listener.path))
                 images.mayPublish = { [access = core.publisher.readAccess] in access.allowsEveryone(table: $0) }
                 core.recordsChangedTables = true
+                // Published before ready: the processes that start with the daemon find them.
+                publishedAddresses = PublishedAddresses(stateDirectory: selections.stateDirectory, limit: configuration.limits.sharedImages)
+                images.publishAhead(try publishedAddresses.load().compactMap { address in
+                    tables.served[address].map { AttachedImage(address: address, table: $0) }
+                })
+                if images.takeHandedOut() { trimAndCountImages() }
             } catch {
                 log.warning(error.description)
             }
@@ -278,7 +286,6 @@ public final class Daemon {
             core.answerSyncs()
             core.releaseHolds(at: .now)
             core.answerWaits(at: .now)
-            armTimer()
             flushTouched()
             // The checks of what changed run once its events are on their way.
             if core.hasDueChecks {
@@ -286,15 +293,37 @@ public final class Daemon {
                 flushTouched()
             }
             core.keepGenerations()
+            keepPublishedAddresses()
+            armTimer()
             service.status(core.statusLine)
         }
         shutDown()
         return 0
     }
 
+    /// Closes the images past `[Limits] SharedImages=` and counts images made, published and withheld (`status`).
+    private func trimAndCountImages() {
+        images.trim(to: core.configuration.limits.sharedImages)
+        core.counters["images-made"] = images.made
+        if let publisher = images.publisher { core.counters["images-published"] = publisher.made }
+        if images.withheld > 0 { core.counters["images-withheld"] = images.withheld }
+    }
+
+    /// Writes the addresses published when they changed and it is due
+    /// (`now` nil: at once, the daemon stops); a failure is logged, and publishing goes on.
+    private func keepPublishedAddresses(now: ContinuousClock.Instant? = .now) {
+        guard let publisher = images.publisher else { return }
+        if publisher.takeAddressesChanged() { publishedAddresses.noteChanged(at: now ?? .now) }
+        do {
+            try publishedAddresses.writeIfDue({ publisher.addresses }, now: now)
+        } catch {
+            core.log.error(error.description)
+        }
+    }
+
     /// Arms the timer for the core's next deadline or a connection's first-request deadline, or disarms it when nothing waits.
     private func armTimer() {
-        let next = [core.nextDeadline, nextFirstRequestDeadline()].compactMap { $0 }.min()
+        let next = [core.nextDeadline, nextFirstRequestDeadline(), publishedAddresses.deadline].compactMap { $0 }.min()
         guard next != timerDeadline else { return }
         timerDeadline = next
         guard let next else {
@@ -346,12 +375,7 @@ public final class Daemon {
     func flush(_ client: ClientConnection) {
         guard client.flush() else { return disconnect(client, reason: "write failed") }
         // Only a flush that handed out images has anything to trim or count.
-        if images.takeHandedOut() {
-            images.trim(to: core.configuration.limits.sharedImages)
-            core.counters["images-made"] = images.made
-            if let publisher = images.publisher { core.counters["images-published"] = publisher.made }
-            if images.withheld > 0 { core.counters["images-withheld"] = images.withheld }
-        }
+        if images.takeHandedOut() { trimAndCountImages() }
         let owed = core.publisher.settleLagging(client.session)
         for subscription in owed {
             core.log.info("subscription \"\(subscription.name)\" of pid \(client.session.peer.pid) fell behind: told to resync")
@@ -393,6 +417,7 @@ public final class Daemon {
         listener.close()
         feed.close()
         if let publisher = images.publisher {
+            keepPublishedAddresses(now: nil)
             publisher.removeAll()
             rmdir(publisher.path)
         }

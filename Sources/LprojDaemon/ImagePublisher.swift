@@ -26,6 +26,8 @@ final class ImagePublisher {
     private var byName: [String: TableAddress] = [:]
     /// Files published since start (a `status` counter).
     private(set) var made: UInt64 = 0
+    /// Whether the addresses published changed since `takeAddressesChanged` last said so.
+    private var addressesChanged = false
 
     /// Opens the directory at `path` (made when missing), locks it, empties
     /// it and makes it mode 0755. Throws when it is not a directory of this
@@ -85,6 +87,15 @@ final class ImagePublisher {
     /// How many tables are published.
     var count: Int { published.count }
 
+    /// The addresses published.
+    var addresses: Dictionary<TableAddress, (name: String, table: Table)>.Keys { published.keys }
+
+    /// Whether the addresses published changed since the last call (then: keep them, `PublishedAddresses`).
+    func takeAddressesChanged() -> Bool {
+        defer { addressesChanged = false }
+        return addressesChanged
+    }
+
     /// The table published for `address`, if any.
     func table(at address: TableAddress) -> Table? {
         published[address]?.table
@@ -117,6 +128,7 @@ final class ImagePublisher {
             return false
         }
         if let other = byName[name], other != address { published[other] = nil }
+        if published[address] == nil { addressesChanged = true }
         published[address] = (name, table)
         byName[name] = address
         made += 1
@@ -127,12 +139,14 @@ final class ImagePublisher {
     func withdraw(_ address: TableAddress) {
         guard let name = published[address]?.name else { return }
         published[address] = nil
+        addressesChanged = true
         byName[name] = nil
         unlinkat(directory, name, 0)
     }
 
     /// Removes every published image and every unfinished one.
     func removeAll() {
+        if !published.isEmpty { addressesChanged = true }
         published.removeAll()
         byName.removeAll()
         for name in Self.names(in: directory) where Self.isImage(name) { unlinkat(directory, name, 0) }

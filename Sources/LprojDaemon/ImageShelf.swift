@@ -65,6 +65,15 @@ final class ImageShelf {
         return descriptors
     }
 
+    /// Makes and publishes the image of each table, as if a client had asked for it:
+    /// at start, the tables published when the daemon last ran.
+    func publishAhead(_ images: [AttachedImage]) {
+        guard publisher != nil else { return }
+        for image in images where mayPublish(image.address) {
+            _ = descriptors(for: [image])
+        }
+    }
+
     /// Counts a line sent without its images.
     func countWithheld() {
         withheld += 1

@@ -52,6 +52,12 @@ enum WorkersBenchmark {
         var results: [Mode: [Round]] = [:]
         for round in 0..<rounds {
             for mode in Mode.allCases {
+                // A restart empties lprojd's images directory; what it remembers publishing it publishes again before it is ready.
+                if mode == .restarted || mode == .firstStart {
+                    daemon.stop()
+                    if mode == .firstStart { unlink(daemon.directory + "/state/published-images") }
+                    daemon.start()
+                }
                 results[mode, default: []].append(Round.run(mode: mode, workers: workers, bundle: daemon.root + "/App", socket: daemon.socket,
                                                             daemon: daemon, marker: round, serves: serves, saves: saves))
             }
@@ -68,6 +74,10 @@ enum WorkersBenchmark {
         case files
         /// LiveBundle following lprojd without its images (sharing off): parsed, and patched by events.
         case unshared
+        /// As `shared`, started right after lprojd's first start: nothing is published, the first views read the files.
+        case firstStart
+        /// As `shared`, started right after lprojd restarted: it published again what it had published before.
+        case restarted
         /// LiveBundle with lprojd: the localizations its views need, mapped from the daemon's images.
         case shared
     }
@@ -260,10 +270,10 @@ enum WorkersBenchmark {
                 let table = tables["fr"]?["Localizable"] ?? Table()
                 lookups = { perLookup(keys) { table[$0]?.text?.utf8.count ?? 0 } }
                 say("loaded \(first)")
-            case .files, .unshared, .shared:
+            case .files, .unshared, .firstStart, .restarted, .shared:
                 var options = LiveBundle.Options()
                 options.connects = mode != .files
-                options.sharesTables = mode == .shared
+                options.sharesTables = mode == .shared || mode == .firstStart || mode == .restarted
                 options.socketPath = socket
                 options.reportsMisses = false
                 options.environment = ["LANG": "fr_FR.UTF-8", "LANGUAGE": "fr", "XDG_CONFIG_HOME": "/nonexistent"]
@@ -369,13 +379,15 @@ enum WorkersBenchmark {
             Console.out((try? CanonicalJSON.text(encoding: summaries)) ?? "[]")
             return
         }
-        let whole = summaries[0], files = summaries[1], unshared = summaries[2], shared = summaries[3]
+        let whole = summaries[0], files = summaries[1], unshared = summaries[2], firstStart = summaries[3], restarted = summaries[4]
+        let shared = summaries[5]
         func megabytes(_ bytes: Double) -> String { Measure.format(bytes / 1_048_576, 2) + " MB" }
         var lines = ["workers: \(workers) processes at once on \(languages) localizations × \(keys) keys (\(megabytes(Double(bundleBytes))) of .strings); "
                      + "each serves \(served.joined(separator: ", ")) (the first its own, then a request view each); medians of \(results[.whole]?.count ?? 0) rounds"]
         for summary in summaries {
             let name = ["whole": "parse the whole bundle (floor)", "files": "LiveBundle, files, what views need",
-                        "unshared": "LiveBundle + lprojd, sharing off", "shared": "LiveBundle + lprojd's images"][summary.mode.rawValue]!
+                        "unshared": "LiveBundle + lprojd, sharing off", "firstStart": "images, lprojd's first start", "restarted": "images, lprojd restarted",
+                        "shared": "LiveBundle + lprojd's images"][summary.mode.rawValue]!
             lines.append("  \(name.padding(toLength: 36, withPad: " ", startingAt: 0)) first lookup \(Measure.format(summary.firstLookupMedianSeconds * 1000, 1)) ms"
                          + " (\(Measure.format(summary.firstLookupMedianSeconds / whole.firstLookupMedianSeconds, 3))×) | per worker: Pss +\(megabytes(summary.pssPerWorkerBytes)),"
                          + " own +\(megabytes(summary.ownPerWorkerBytes)) | lookup \(Measure.format(summary.lookupNanoseconds, 1)) ns"
@@ -395,17 +407,14 @@ enum WorkersBenchmark {
                      + "(\(Measure.format(median(of: shared) / floorMedian, 2))× the floor's median); sharing off \(saves(unshared)) "
                      + "(\(Measure.format(median(of: unshared) / floorMedian, 2))×); floor (the save seen with inotify, a line to each "
                      + "worker) \(saves(whole))")
-        // The first round's workers start before any process asked lprojd for images (the first to connect publish them).
-        if let sharedRounds = results[.shared], let fileRounds = results[.files], sharedRounds.count > 1 {
-            func ratio(_ rounds: ArraySlice<Round>) -> String {
-                let images = median(sharedRounds[rounds.indices].flatMap(\.firstLookupSeconds)), files = median(fileRounds[rounds.indices].flatMap(\.firstLookupSeconds))
-                return "\(Measure.format(images * 1000, 2)) ms against the files' \(Measure.format(files * 1000, 2)) ms (\(Measure.format(images / files, 3))×)"
-            }
-            lines.append("  first lookup with lprojd's images: first round (lprojd published nothing before it) \(ratio(sharedRounds.prefix(1))); "
-                         + "later rounds (mapping what lprojd published) \(ratio(sharedRounds.dropFirst()))")
+        func ratio(_ summary: Summary) -> String {
+            "\(Measure.format(summary.firstLookupMedianSeconds * 1000, 2)) ms (\(Measure.format(summary.firstLookupMedianSeconds / files.firstLookupMedianSeconds, 3))×)"
         }
+        lines.append("  first lookup beside the files' \(Measure.format(files.firstLookupMedianSeconds * 1000, 2)) ms: mapping what lprojd published "
+                     + "\(ratio(shared)); right after it restarted (it published again what it had) \(ratio(restarted)); "
+                     + "right after its first start (nothing published: the files) \(ratio(firstStart))")
         lines.append("  lprojd's CPU while the workers started: images \(Measure.format(shared.daemonSeconds * 1000, 0)) ms, "
-                     + "sharing off \(Measure.format(unshared.daemonSeconds * 1000, 0)) ms")
+                     + "restarted \(Measure.format(restarted.daemonSeconds * 1000, 0)) ms, first start \(Measure.format(firstStart.daemonSeconds * 1000, 0)) ms, sharing off \(Measure.format(unshared.daemonSeconds * 1000, 0)) ms")
         let met = shared.ownPerWorkerBytes <= 1_048_576 && shared.firstLookupMedianSeconds <= 0.2 * whole.firstLookupMedianSeconds
             && shared.lookupNanoseconds <= 1.05 * files.lookupNanoseconds
         lines.append("  goal: own memory per worker ≤ 1 MB, first lookup ≤ 0.2× the floor's, lookups ≤ 1.05× parsed tables' — \(met ? "met" : "NOT met")")
@@ -417,18 +426,20 @@ enum WorkersBenchmark {
 
         Generates a bundle of N localizations (default 50) of N keys (default
         2,000) and starts a real lprojd on it; then, in each of --rounds rounds
-        (default 3), starts --workers processes (default 16) at once four
+        (default 3), starts --workers processes (default 16) at once six
         ways: each parsing the whole bundle (the floor), LiveBundle reading
         from the files only what its views need (no daemon), LiveBundle
-        following lprojd with sharing off, and LiveBundle mapping lprojd's
-        shared images (its first views map the images lprojd published for
-        the workers of the rounds before; the first round's find none).
+        following lprojd with sharing off, and LiveBundle with lprojd's
+        shared images: right after lprojd's first start (its state
+        directory's published-images removed: nothing is published, its
+        first views read the files), right after lprojd restarted (it
+        published again what it had published), and while lprojd runs
+        (its first views map what lprojd published for the workers before).
         The bundle's directories are for every user to read, as deployed
         resources are (lprojd publishes only such tables). Every worker
         serves the first --serves (default 4) of fr, de, ja, es, it, pt-BR,
         ko, ru: fr its own language, the others through a request's view
-        each. Prints the median first lookup from a worker's start (with
-        images: also the first round's and the later rounds'), its Pss
+        each. Prints the median first lookup from a worker's start, its Pss
         and own (private) memory grown while reading its tables (from
         /proc/PID/smaps_rollup, all workers running), lookups in its tables
         (one worker at a time), and, following lprojd, --saves saves a round

@@ -97,6 +97,7 @@ final class PublishedImagesTests: XCTestCase {
     func testTheImagesOfADaemonThatStoppedOrWasKilledAreNeverRead() throws {
         _ = try daemon.connect().images(Images(bundle: daemon.root + "/App"))
         XCTAssertEqual(try imageFiles().count, 2)
+        try awaitCondition { self.keptAddresses().count == 2 }
         daemon.killHard()
         // Killed, it removed nothing, but its lock went with it: the files left are not read.
         XCTAssertEqual(try imageFiles().count, 2)
@@ -106,12 +107,57 @@ final class PublishedImagesTests: XCTestCase {
         XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Maison", "read from the file")
         XCTAssertEqual(publishedTablesRead(of: bundle), 0)
         bundle.close()
-        // Started again, it empties the directory; stopped, it removes it.
+        // Started again, it empties the directory and publishes what it had published, as the files are now; stopped, it removes it.
         try daemon.start()
-        XCTAssertEqual(try imageFiles(), [])
+        XCTAssertEqual(try imageFiles().count, 2)
+        XCTAssertEqual(publishedValue("fr"), "Maison")
         XCTAssertEqual(daemon.stop(), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: published))
         try daemon.start()
+    }
+
+    func testARestartedDaemonPublishesWhatItHadPublishedBeforeItIsReady() throws {
+        try daemon.write("Other/fr.lproj/Localizable.strings", "\"home_title\" = \"Autre\";\n")
+        let tool = try daemon.connect()
+        try awaitCondition { (try? tool.send(Snapshot(bundle: self.daemon.root + "/Other")))?.tables.count == 1 }
+        _ = try tool.images(Images(bundle: daemon.root + "/App"))
+        _ = try tool.images(Images(bundle: daemon.root + "/Other"))
+        XCTAssertEqual(try imageFiles().count, 3)
+        // The list is written at most once a second, and when the daemon stops; stopping removes the images, not the list.
+        XCTAssertEqual(daemon.stop(), 0)
+        XCTAssertEqual(keptAddresses().count, 3)
+        // While it is down: fr edited, Other's table made private, en removed.
+        try daemon.write("App/fr.lproj/Localizable.strings", "\"home_title\" = \"Maison\";\n")
+        XCTAssertEqual(chmod(daemon.path("Other/fr.lproj/Localizable.strings"), 0o600), 0)
+        try FileManager.default.removeItem(atPath: daemon.path("App/en.lproj"))
+        try daemon.start()
+        // Before any client asked: published as the files are now, only what every user may read and is served.
+        XCTAssertEqual(try imageFiles().count, 1)
+        XCTAssertEqual(publishedValue("fr"), "Maison")
+        XCTAssertNil(publishedValue("fr", bundle: daemon.root + "/Other"))
+        XCTAssertEqual(try daemon.connect().send(Status()).counters["images-published"], 1)
+        try awaitCondition { self.keptAddresses() == [[self.daemon.root + "/App", "fr", "Localizable"]] }
+        let bundle = try make(language: "fr")
+        defer { bundle.close() }
+        XCTAssertEqual(bundle.localizedString(forKey: "home_title", value: nil, table: nil), "Maison")
+        XCTAssertEqual(publishedTablesRead(of: bundle), 1, "fr mapped without asking")
+    }
+
+    func testADamagedListOfWhatWasPublishedIsNamedAndReplaced() throws {
+        XCTAssertEqual(daemon.stop(), 0)
+        try Data("[[\"/App\", \"fr\"".utf8).write(to: URL(fileURLWithPath: keptFile))
+        try daemon.start()
+        XCTAssertTrue(daemon.log.contains(keptFile + ": not a list of [bundle, localization, table]"), daemon.log)
+        XCTAssertEqual(try imageFiles(), [])
+        _ = try daemon.connect().images(Images(bundle: daemon.root + "/App"))
+        try awaitCondition { self.keptAddresses().count == 2 }
+        // Not a file (another user cannot put anything there: the state directory is the daemon's).
+        XCTAssertEqual(daemon.stop(), 0)
+        unlink(keptFile)
+        XCTAssertEqual(mkdir(keptFile, 0o700), 0)
+        try daemon.start()
+        XCTAssertTrue(daemon.log.contains(keptFile + ": not a regular file"), daemon.log)
+        XCTAssertEqual(try imageFiles(), [])
     }
 
     func testADirectoryAnotherUserPlantedIsNeitherUsedByTheDaemonNorRead() throws {
@@ -247,6 +293,15 @@ final class PublishedImagesTests: XCTestCase {
     /// The `home_title` of the published image of `localization`'s Localizable, read as a client reads it.
     private func publishedValue(_ localization: String, bundle: String? = nil) -> String? {
         PublishedImages(path: published)?.table(bundle: bundle ?? daemon.root + "/App", localization: localization, table: "Localizable")?["home_title"]?.text
+    }
+
+    /// The file where the daemon keeps the addresses it published.
+    private var keptFile: String { daemon.state + "/published-images" }
+
+    /// The addresses the daemon keeps, as [bundle, localization, table].
+    private func keptAddresses() -> [[String]] {
+        guard let data = FileManager.default.contents(atPath: keptFile) else { return [] }
+        return (try? JSONDecoder().decode([[String]].self, from: data)) ?? []
     }
 
     private func imageFiles() throws -> [String] {
