@@ -412,12 +412,13 @@ public final class Daemon {
 
     private func shutDown() {
         service.stopping()
+        // Before the socket goes: whoever waits for that finds the list written.
+        keepPublishedAddresses(now: nil)
         metrics?.stop()
         lproj_epoll_remove(poller, listener.descriptor)
         listener.close()
         feed.close()
         if let publisher = images.publisher {
-            keepPublishedAddresses(now: nil)
             publisher.removeAll()
             rmdir(publisher.path)
         }
