@@ -83,7 +83,10 @@ final class PublishedImagesTests: XCTestCase {
         try daemon.write("Listed/App/fr.lproj/Localizable.strings", "\"home_title\" = \"Listé\";\n")
         XCTAssertEqual(try runProgram("/usr/bin/setfacl", ["-m", "u:nobody:---", daemon.path("Listed/App/fr.lproj")]).status, 0)
         let tool = try daemon.connect()
-        try awaitCondition { (try? tool.send(Snapshot(bundle: self.daemon.root + "/Listed/App")))?.tables.count == 1 }
+        // Each bundle served first (the daemon may see the new directories in either order).
+        try awaitCondition {
+            ["Private/App", "Listed/App"].allSatisfy { (try? tool.send(Snapshot(bundle: self.daemon.root + "/" + $0)))?.tables.count == 1 }
+        }
         for bundle in ["App", "Private/App", "Listed/App"] {
             XCTAssertFalse(try tool.images(Images(bundle: daemon.root + "/" + bundle)).tables.isEmpty, bundle)
         }
