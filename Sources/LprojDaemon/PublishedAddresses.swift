@@ -56,7 +56,7 @@ final class PublishedAddresses {
         }
         // An address is a few hundred bytes: past the bound, the file is not the daemon's list.
         guard info.st_size <= Self.byteLimit(addresses: limit) else {
-            throw DaemonError("\(file): \(info.st_size) bytes, more than \(limit) addresses take: no image is published at start "
+            throw DaemonError("\(file): \(info.st_size) bytes, more than a list of \(limit) addresses takes: no image is published at start "
                               + "(it is replaced at the next publish)")
         }
         var data = Data(count: Int(info.st_size))
