@@ -33,7 +33,7 @@ public final class Daemon {
     /// The table images clients map (`images`), shared between them.
     let images = ImageShelf()
     /// What is published, kept for the next start (nothing kept until the publisher is set).
-    private var publishedAddresses = PublishedAddresses(stateDirectory: nil, limit: 0)
+    var publishedAddresses = PublishedAddresses(stateDirectory: nil, limit: 0)
     /// What may be in flight to clients as descriptors (the kernel's limit is this process's).
     let descriptorBudget: DescriptorBudget
     let feed: TreeFeed
@@ -299,26 +299,6 @@ public final class Daemon {
         }
         shutDown()
         return 0
-    }
-
-    /// Closes the images past `[Limits] SharedImages=` and counts images made, published and withheld (`status`).
-    private func trimAndCountImages() {
-        images.trim(to: core.configuration.limits.sharedImages)
-        core.counters["images-made"] = images.made
-        if let publisher = images.publisher { core.counters["images-published"] = publisher.made }
-        if images.withheld > 0 { core.counters["images-withheld"] = images.withheld }
-    }
-
-    /// Writes the addresses published when they changed and it is due
-    /// (`now` nil: at once, the daemon stops); a failure is logged, and publishing goes on.
-    private func keepPublishedAddresses(now: ContinuousClock.Instant? = .now) {
-        guard let publisher = images.publisher else { return }
-        if publisher.takeAddressesChanged() { publishedAddresses.noteChanged(at: now ?? .now) }
-        do {
-            try publishedAddresses.writeIfDue({ publisher.addresses }, now: now)
-        } catch {
-            core.log.error(error.description)
-        }
     }
 
     /// Arms the timer for the core's next deadline or a connection's first-request deadline, or disarms it when nothing waits.
