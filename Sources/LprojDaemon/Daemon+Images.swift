@@ -16,7 +16,7 @@ extension Daemon {
         guard let publisher = images.publisher else { return }
         if publisher.takeAddressesChanged() { publishedAddresses.noteChanged(at: now ?? .now) }
         do {
-            try publishedAddresses.writeIfDue({ publisher.addresses }, now: now)
+            try publishedAddresses.writeIfDue(publisher.addresses, now: now)
         } catch {
             core.log.error(error.description)
         }

@@ -88,7 +88,7 @@ final class ImagePublisher {
     var count: Int { published.count }
 
     /// The addresses published.
-    var addresses: Dictionary<TableAddress, (name: String, table: Table)>.Keys { published.keys }
+    var addresses: some Collection<TableAddress> { published.keys }
 
     /// Whether the addresses published changed since the last call (then: keep them, `PublishedAddresses`).
     func takeAddressesChanged() -> Bool {

@@ -77,11 +77,11 @@ final class PublishedAddresses {
 
     /// Writes `addresses` when a change is not written and due at `now`,
     /// or at once when `now` is nil (the daemon stops).
-    func writeIfDue(_ addresses: () -> some Sequence<TableAddress>, now: ContinuousClock.Instant?) throws(DaemonError) {
+    func writeIfDue(_ addresses: some Sequence<TableAddress>, now: ContinuousClock.Instant?) throws(DaemonError) {
         guard let due = deadline, now.map({ $0 >= due }) ?? true else { return }
         deadline = nil
         writtenAt = now ?? .now
-        try write(addresses())
+        try write(addresses)
     }
 
     /// Keeps `addresses` (a temporary file renamed over the old: a crash leaves one or the other).

@@ -83,7 +83,7 @@ final class Session {
     /// requests; drop events).
     var isFull: Bool { queuedBytes + subscriptionBytes >= queueLimit || share?.isFull == true }
 
-    /// Adds to the user's share the difference between this session's queue and subscriptions and what it last added.
+    /// Adds to the user's share the difference between its queue and subscriptions and what it last added.
     private func account() {
         guard let share else { return }
         let holding = queuedBytes + subscriptionBytes
